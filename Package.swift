@@ -1,0 +1,35 @@
+// swift-tools-version:5.9
+import PackageDescription
+
+let package = Package(
+    name: "StaticJSONCompiler",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "generator", targets: ["GeneratorCLI"]),
+        .library(name: "Generator", targets: ["Generator"]),
+        .library(name: "Schemas", targets: ["Schemas"]),
+        .library(name: "Indexer", targets: ["Indexer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        // System zlib (Debian: zlib1g-dev) for gzip sizes in reports and benchmarks.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .target(name: "Schemas", resources: [.copy("MetaSchemas")]),
+        .target(name: "Indexer", dependencies: ["Schemas"]),
+        .target(name: "Generator", dependencies: [
+            "Schemas", "Indexer", "CZlib",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .executableTarget(name: "GeneratorCLI", dependencies: [
+            "Generator",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "SchemasTests", dependencies: ["Schemas"]),
+        .testTarget(name: "IndexerTests", dependencies: ["Indexer", "Schemas"]),
+        .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer"]),
+    ]
+)

@@ -1,0 +1,235 @@
+import Foundation
+
+/// A JSON value. Objects keep their members in declared order (the writer emits them in
+/// that order); numbers keep their precision (see `JSONNumber`).
+public enum JSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(JSONNumber)
+    case string(String)
+    case array([JSON])
+    case object(JSONObject)
+
+    // Convenience constructors used by every emitter.
+    public static func int(_ v: Int) -> JSON { .number(JSONNumber(v)) }
+    public static func double(_ v: Double) -> JSON { .number(JSONNumber(v)) }
+    public static func optional(_ v: String?) -> JSON { v.map(JSON.string) ?? .null }
+    public static func optional(_ v: Double?) -> JSON { v.map(JSON.double) ?? .null }
+    public static func optional(_ v: Int?) -> JSON { v.map(JSON.int) ?? .null }
+    public static func strings(_ v: [String]) -> JSON { .array(v.map(JSON.string)) }
+    /// An object built from ordered key/value pairs.
+    public static func obj(_ pairs: KeyValuePairs<String, JSON>) -> JSON {
+        .object(JSONObject(pairs.map { JSONObject.Member(key: $0.key, value: $0.value) }))
+    }
+
+    public subscript(key: String) -> JSON? {
+        if case .object(let o) = self { return o[key] }
+        return nil
+    }
+    public subscript(index: Int) -> JSON? {
+        if case .array(let a) = self, a.indices.contains(index) { return a[index] }
+        return nil
+    }
+
+    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
+    public var numberValue: JSONNumber? { if case .number(let n) = self { return n }; return nil }
+    public var doubleValue: Double? { numberValue?.double }
+    public var intValue: Int? { numberValue?.int }
+    public var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }
+    public var objectValue: JSONObject? { if case .object(let o) = self { return o }; return nil }
+    public var isNull: Bool { if case .null = self { return true }; return false }
+
+    /// The JSON type name as JSON Schema spells it ("integer" for whole numbers).
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .number(let n): return n.isInteger ? "integer" : "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+}
+
+/// A JSON object: members in insertion order. Lookup is linear for small objects and
+/// goes through a lazily built hash index for large ones.
+public struct JSONObject: Sendable, Equatable {
+    public struct Member: Sendable, Equatable {
+        public var key: String
+        public var value: JSON
+        public init(key: String, value: JSON) { self.key = key; self.value = value }
+    }
+    public private(set) var members: [Member]
+
+    public init(_ members: [Member] = []) { self.members = members }
+    public init(_ pairs: [(String, JSON)]) { self.members = pairs.map { Member(key: $0.0, value: $0.1) } }
+
+    public var count: Int { members.count }
+    public var isEmpty: Bool { members.isEmpty }
+    public var keys: [String] { members.map(\.key) }
+
+    public subscript(key: String) -> JSON? {
+        get {
+            for m in members where m.key == key { return m.value }
+            return nil
+        }
+        set {
+            if let i = members.firstIndex(where: { $0.key == key }) {
+                if let v = newValue { members[i].value = v } else { members.remove(at: i) }
+            } else if let v = newValue {
+                members.append(Member(key: key, value: v))
+            }
+        }
+    }
+
+    public mutating func append(_ key: String, _ value: JSON) { members.append(Member(key: key, value: value)) }
+
+    /// Objects are equal when they have the same keys with equal values, whatever the order
+    /// (JSON semantics; byte identity is the writer's business).
+    public static func == (a: JSONObject, b: JSONObject) -> Bool {
+        guard a.members.count == b.members.count else { return false }
+        if a.members.map(\.key) == b.members.map(\.key) {
+            return zip(a.members, b.members).allSatisfy { $0.value == $1.value }
+        }
+        var lookup = [String: JSON](minimumCapacity: b.members.count)
+        for m in b.members { lookup[m.key] = m.value }
+        return a.members.allSatisfy { lookup[$0.key] == $0.value }
+    }
+}
+
+/// A JSON number that keeps its precision: integers stay integers, doubles are written
+/// in the shortest form that round-trips, and numbers read from text keep their text
+/// (so `12345678901234567890` or `0.1` survive a read/write cycle unchanged).
+public struct JSONNumber: Sendable, CustomStringConvertible {
+    enum Storage: Sendable { case int(Int), double(Double), text(String) }
+    let storage: Storage
+
+    public init(_ v: Int) { storage = .int(v) }
+    public init(_ v: Double) {
+        // Whole doubles within the exactly representable range are stored as integers,
+        // so 349.0 is written "349" and compares equal to 349.
+        if v.isFinite, v == v.rounded(), abs(v) < 9.007199254740992e15 { storage = .int(Int(v)) }
+        else { storage = .double(v) }
+    }
+    /// `text` must be a valid JSON number literal (the reader guarantees it).
+    public init(literal text: String) {
+        if let i = Int(text) { storage = .int(i) } else { storage = .text(text) }
+    }
+    /// An exact decimal, written from its decimal text (never through a binary double).
+    public init(_ d: Decimal) {
+        var d = d
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &d, 0, .plain)
+        if rounded == d, let i = Int(exactly: NSDecimalNumber(decimal: d).int64Value), Decimal(i) == d { storage = .int(i) }
+        else { storage = .text(JSONNumber.canonicalDecimalText(d)) }
+    }
+
+    static func canonicalDecimalText(_ d: Decimal) -> String {
+        // Decimal.description gives plain notation ("499000.1", "-0.005"), locale-free.
+        return d.description
+    }
+
+    public var isFinite: Bool {
+        if case .double(let d) = storage { return d.isFinite }
+        return true
+    }
+
+    public var double: Double {
+        switch storage {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        case .text(let t): return Double(t) ?? .nan
+        }
+    }
+
+    /// The value as Int when it is a whole number that fits.
+    public var int: Int? {
+        switch storage {
+        case .int(let i): return i
+        case .double(let d): return d == d.rounded() && abs(d) < 9.2e18 ? Int(d) : nil
+        case .text:
+            let dec = decimal
+            var r = Decimal(), m = dec
+            NSDecimalRound(&r, &m, 0, .plain)
+            guard r == dec else { return nil }
+            return Int(exactly: NSDecimalNumber(decimal: dec).int64Value).flatMap { Decimal($0) == dec ? $0 : nil }
+        }
+    }
+
+    /// Exact decimal value (for integers and literal text; doubles go through their shortest text).
+    public var decimal: Decimal {
+        switch storage {
+        case .int(let i): return Decimal(i)
+        case .double: return Decimal(string: description, locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)
+        case .text(let t): return Decimal(string: t, locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)
+        }
+    }
+
+    /// True when the value is mathematically a whole number (1.0 is an integer in JSON Schema).
+    public var isInteger: Bool {
+        switch storage {
+        case .int: return true
+        case .double(let d): return d.isFinite && d == d.rounded()
+        case .text(let t):
+            if !t.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return true }
+            let d = decimal
+            if d.isNaN { let v = double; return v.isFinite && v == v.rounded() }
+            var r = Decimal(), m = d
+            NSDecimalRound(&r, &m, 0, .plain)
+            return r == d
+        }
+    }
+
+    /// The JSON text of this number.
+    public var description: String {
+        switch storage {
+        case .int(let i): return String(i)
+        case .double(let d): return JSONNumber.format(d)
+        case .text(let t): return t
+        }
+    }
+
+    /// Shortest round-trip text of a finite double, without a trailing ".0".
+    static func format(_ d: Double) -> String {
+        var s = d.description  // Swift prints the shortest representation that round-trips
+        if s.hasSuffix(".0") { s.removeLast(2) }
+        if let e = s.firstIndex(of: "e"), s[s.index(before: e)] == "0", s[..<e].hasSuffix(".0") {
+            s.removeSubrange(s.index(e, offsetBy: -2)..<e)
+        }
+        return s
+    }
+}
+
+extension JSONNumber: Equatable, Comparable {
+    public static func == (a: JSONNumber, b: JSONNumber) -> Bool {
+        switch (a.storage, b.storage) {
+        case (.int(let x), .int(let y)): return x == y
+        case (.double(let x), .double(let y)): return x == y
+        default:
+            if case .text = a.storage {} else if case .text = b.storage {} else { return a.double == b.double }
+            return a.decimal == b.decimal
+        }
+    }
+    public static func < (a: JSONNumber, b: JSONNumber) -> Bool {
+        switch (a.storage, b.storage) {
+        case (.int(let x), .int(let y)): return x < y
+        case (.text, _), (_, .text): return a.decimal < b.decimal
+        default: return a.double < b.double
+        }
+    }
+}
+
+extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(nilLiteral: ()) { self = .null }
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    /// Dictionary literals keep their written order.
+    public init(dictionaryLiteral elements: (String, JSON)...) { self = .object(JSONObject(elements)) }
+}

@@ -1,0 +1,104 @@
+import XCTest
+@testable import Schemas
+
+final class JSONReaderTests: XCTestCase {
+    func testParsesAndKeepsOrderAndPrecision() throws {
+        let v = try JSONReader.parse(#"{"b": 1, "a": [true, null, 0.1, 12345678901234567890123, -2.5e3], "c": "x\u00e9\n"}"#)
+        XCTAssertEqual(v.objectValue?.keys, ["b", "a", "c"])
+        XCTAssertEqual(try JSONWriter().string(v), #"{"b":1,"a":[true,null,0.1,12345678901234567890123,-2.5e3],"c":"xé\n"}"#)
+    }
+
+    func testAcceptsBOM() throws {
+        XCTAssertEqual(try JSONReader.parse(Data([0xEF, 0xBB, 0xBF] + Array("[1]".utf8))), [1])
+    }
+
+    func testRejections() {
+        let bad: [(String, String)] = [
+            (#"{"a":1,"a":2}"#, "duplicate key"),
+            ("[NaN]", "NaN"),
+            ("[Infinity]", "Infinity"),
+            ("[-Infinity]", "Infinity"),
+            ("[1] x", "after the JSON value"),
+            ("[1,]", "trailing comma"),
+            (#"{"a":1,}"#, "trailing comma"),
+            ("[01]", "leading zeros"),
+            ("\"abc", "unterminated"),
+            ("[\"\u{01}\"]", "control character"),
+            (#"["\ud800"]"#, "surrogate"),
+        ]
+        for (text, expected) in bad {
+            XCTAssertThrowsError(try JSONReader.parse(text), text) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(text): \(error)")
+            }
+        }
+    }
+
+    func testDuplicateKeyInLargeObject() {
+        let keys = (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        XCTAssertThrowsError(try JSONReader.parse("{\(keys),\"k15\":1}"))
+    }
+
+    func testRejectsInvalidUTF8() {
+        XCTAssertThrowsError(try JSONReader.parse(Data([0x22, 0xC3, 0x28, 0x22]))) { e in
+            XCTAssertTrue("\(e)".contains("UTF-8"), "\(e)")
+        }
+        XCTAssertThrowsError(try JSONReader.parse(Data([0x22, 0xED, 0xA0, 0x80, 0x22])))  // encoded surrogate
+    }
+
+    func testErrorLineAndColumn() {
+        XCTAssertThrowsError(try JSONReader.parse("{\n  \"a\": 1,\n  \"b\": tru\n}")) { e in
+            let err = e as! JSONSyntaxError
+            XCTAssertEqual(err.line, 3)
+            XCTAssertEqual(err.column, 8)
+        }
+    }
+}
+
+final class JSONWriterTests: XCTestCase {
+    func testNumbers() throws {
+        let w = JSONWriter()
+        XCTAssertEqual(try w.string(.double(349.0)), "349")
+        XCTAssertEqual(try w.string(.double(0.1)), "0.1")
+        XCTAssertEqual(try w.string(.double(4.2183)), "4.2183")
+        XCTAssertEqual(try w.string(.double(1e-7)), "1e-07")
+        XCTAssertEqual(try w.string(.double(-0.5)), "-0.5")
+        XCTAssertEqual(try w.string(.double(1e300)), "1e+300")
+        XCTAssertEqual(try w.string(.int(-42)), "-42")
+        XCTAssertEqual(try w.string(.number(JSONNumber(Decimal(string: "499000.10")!))), "499000.1")
+        // Shortest round trip: the text parses back to the same double.
+        for d in [0.30000000000000004, 1.0 / 3.0, 123456.789, 5e-324, 1.7976931348623157e308] {
+            XCTAssertEqual(Double(try w.string(.double(d))), d)
+        }
+    }
+
+    func testRejectsNonFiniteWithPath() {
+        let v: JSON = ["items": [["price": .double(.nan)]]]
+        XCTAssertThrowsError(try JSONWriter().string(v)) { e in
+            XCTAssertEqual((e as? JSONWriteError)?.path, "/items/0/price")
+        }
+    }
+
+    func testEscaping() throws {
+        XCTAssertEqual(try JSONWriter().string("a/b\"c\\d\u{01}\u{1F}\t"), #""a/b\"c\\d\u0001\u001f\t""#)
+        XCTAssertEqual(try JSONWriter().string("ü→😀"), "\"ü→😀\"")
+    }
+
+    func testDeclaredOrderAndPretty() throws {
+        let v = JSON.obj(["z": 1, "a": ["x": [], "y": [:]]])
+        XCTAssertEqual(try JSONWriter().string(v), #"{"z":1,"a":{"x":[],"y":{}}}"#)
+        XCTAssertEqual(try JSONWriter(pretty: true).string(v), "{\n  \"z\": 1,\n  \"a\": {\n    \"x\": [],\n    \"y\": {}\n  }\n}\n")
+    }
+
+    func testRoundTripRealCatalogLine() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data/catalog/products.jsonl")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var n = 0
+        for line in text.split(separator: "\n").prefix(500) {
+            let v = try JSONReader.parse(String(line))
+            let again = try JSONReader.parse(try JSONWriter().string(v))
+            XCTAssertEqual(v, again)
+            n += 1
+        }
+        XCTAssertEqual(n, 500)
+    }
+}
