@@ -1,0 +1,99 @@
+import Foundation
+import Schemas
+
+/// One kind of output (a "page kind"): its name, the path template it is published under,
+/// and the JSON Schema of its files. Each kind is declared once, beside the code that renders it,
+/// so shape and schema cannot drift.
+public struct OutputKind: Sendable {
+    /// Stable name; the schema is published at `schemas/{name}.schema.json`.
+    public let name: String
+    /// Path template of its files, e.g. `categories/{categoryId}.json` (documentation, OpenAPI).
+    public let pathTemplate: String
+    /// One sentence for the README and OpenAPI.
+    public let summary: String
+    /// Draft 2020-12 schema body; `$schema`, `$id` and `title` are added when published.
+    public let schema: JSON
+
+    public init(name: String, pathTemplate: String, summary: String, schema: JSON) {
+        self.name = name; self.pathTemplate = pathTemplate; self.summary = summary; self.schema = schema
+    }
+
+    public var schemaPath: String { "schemas/\(name).schema.json" }
+}
+
+/// A file of the tree, before it is serialised.
+public struct OutputFile: Sendable {
+    public enum Content: Sendable {
+        case json(JSON)
+        case bytes([UInt8])
+    }
+    public let path: String
+    public let content: Content
+    /// The kind it belongs to (its schema); nil only for non-JSON files such as `.nojekyll`.
+    public let kind: OutputKind?
+
+    public init(path: String, json: JSON, kind: OutputKind) {
+        self.path = path; self.content = .json(json); self.kind = kind
+    }
+    public init(path: String, bytes: [UInt8], kind: OutputKind? = nil) {
+        self.path = path; self.content = .bytes(bytes); self.kind = kind
+    }
+}
+
+/// What a domain hands back: its files, the kinds they use and its lines of the build summary.
+public struct DomainResult: Sendable {
+    public var files: [OutputFile]
+    public var kinds: [OutputKind]
+    public var report: [ReportItem]
+    public init(files: [OutputFile] = [], kinds: [OutputKind] = [], report: [ReportItem] = []) {
+        self.files = files; self.kinds = kinds; self.report = report
+    }
+}
+
+/// Everything a domain may read: the configuration and the input folder, plus the build clock.
+/// Domains never write files (the writer does) and hold no global state.
+public struct BuildContext: Sendable {
+    public var site: SiteConfig
+    public var inputDirectory: URL
+    /// ISO-8601 UTC timestamp of this build (from SOURCE_DATE_EPOCH when set).
+    public var generatedAt: String
+    public var epochSeconds: Int
+    /// Worker threads for parallel stages (1 = sequential); results never depend on it.
+    public var threads: Int
+    /// Turn bad data rows into counted warnings instead of failing (domains that support it).
+    public var skipBadRows: Bool
+
+    public init(site: SiteConfig, inputDirectory: URL, epochSeconds: Int, threads: Int, skipBadRows: Bool = false) {
+        self.site = site; self.inputDirectory = inputDirectory; self.epochSeconds = epochSeconds
+        self.generatedAt = ISODate.format(epochSeconds: epochSeconds)
+        self.threads = max(1, threads); self.skipBadRows = skipBadRows
+    }
+
+    /// Path of an input file as shown in messages (relative to the input folder's parent when possible).
+    public func displayPath(_ url: URL) -> String {
+        let base = inputDirectory.deletingLastPathComponent().standardizedFileURL.path
+        let p = url.standardizedFileURL.path
+        return p.hasPrefix(base + "/") ? String(p.dropFirst(base.count + 1)) : p
+    }
+}
+
+/// A domain turns its inputs into output files: Read → Check → Compute → Emit.
+public protocol Domain: Sendable {
+    var name: String { get }
+    /// Whether this domain has inputs in this build (e.g. `input/auctions/` exists).
+    func isPresent(in context: BuildContext) -> Bool
+    func build(_ context: BuildContext) throws -> DomainResult
+}
+
+/// Dates are formatted in one place: ISO-8601 UTC with a `Z`, no fractional seconds.
+public enum ISODate {
+    public static func format(epochSeconds: Int) -> String {
+        var t = time_t(epochSeconds)
+        var tmv = tm()
+        gmtime_r(&t, &tmv)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(tmv.tm_year) + 1900, Int(tmv.tm_mon) + 1,
+                      Int(tmv.tm_mday), Int(tmv.tm_hour), Int(tmv.tm_min), Int(tmv.tm_sec))
+    }
+    /// `YYYY-MM-DD` of an epoch time (UTC).
+    public static func day(epochSeconds: Int) -> String { String(format(epochSeconds: epochSeconds).prefix(10)) }
+}
