@@ -31,12 +31,15 @@ public struct OutputFile: Sendable {
     public let content: Content
     /// The kind it belongs to (its schema); nil only for non-JSON files such as `.nojekyll`.
     public let kind: OutputKind?
+    /// True when the file carries the build time (so it changes with SOURCE_DATE_EPOCH alone).
+    /// Release logic ignores such files when deciding whether content changed.
+    public let stampsBuildTime: Bool
 
-    public init(path: String, json: JSON, kind: OutputKind) {
-        self.path = path; self.content = .json(json); self.kind = kind
+    public init(path: String, json: JSON, kind: OutputKind, stampsBuildTime: Bool = false) {
+        self.path = path; self.content = .json(json); self.kind = kind; self.stampsBuildTime = stampsBuildTime
     }
     public init(path: String, bytes: [UInt8], kind: OutputKind? = nil) {
-        self.path = path; self.content = .bytes(bytes); self.kind = kind
+        self.path = path; self.content = .bytes(bytes); self.kind = kind; self.stampsBuildTime = false
     }
 }
 

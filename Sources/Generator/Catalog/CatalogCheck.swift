@@ -1,0 +1,156 @@
+import Foundation
+import Schemas
+
+/// Check: turns raw records into the typed catalog, applying each anomaly policy in one place
+/// and counting it for the build summary.
+struct CatalogCheck {
+    let settings: CatalogSettings
+    let productsFile: String
+    var report: [ReportItem] = []
+    var errors: [BuildError] = []
+
+    init(settings: CatalogSettings, productsFile: String) {
+        self.settings = settings; self.productsFile = productsFile
+    }
+
+    private mutating func note(_ key: String, _ count: Int, _ policy: String, _ examples: [String] = []) {
+        report.append(ReportItem(domain: "catalog", key: key, count: count, policy: policy, examples: Array(examples.prefix(5))))
+    }
+
+    // MARK: Products
+
+    mutating func products(_ records: [RawRecord]) -> [Product] {
+        let f = settings.fields
+        var out: [Product] = []
+        out.reserveCapacity(records.count)
+        var seenIds: [String: Int] = [:]
+        var collisions = CollisionDetector()
+        let known = Set(f.values)
+        for r in records {
+            func err(_ field: String, _ msg: String) { errors.append(BuildError(file: productsFile, line: r.line, field: field, msg)) }
+            func str(_ logical: String) -> String? {
+                switch r.value(f[logical]!) {
+                case .string(let s)?: return s.trimmingCharacters(in: .whitespacesAndNewlines)
+                case .number(let n)?: return n.description
+                case .bool(let b)?: return b ? "true" : "false"
+                default: return nil
+                }
+            }
+            if case .json(let j) = r.source, j.objectValue == nil {
+                err(f["id"]!, "expected a JSON object per record, found \(j.typeName)"); continue
+            }
+            guard let id = str("id"), !id.isEmpty else { err(f["id"]!, "is missing (every product needs an id)"); continue }
+            let segment: String
+            do { segment = try SafePath.segment(id) } catch { err(f["id"]!, "product id \"\(id)\" \(error)"); continue }
+            if let first = seenIds[id] { err(f["id"]!, "duplicate product id \"\(id)\" (first seen on line \(first))"); continue }
+            seenIds[id] = r.line
+            if let other = collisions.claim(path: segment, id: id) {
+                err(f["id"]!, "product id \"\(id)\" maps to the same file as \"\(other)\" on a case-insensitive file system"); continue
+            }
+            guard let name = str("name"), !name.isEmpty else { err(f["name"]!, "is missing (product \(id))"); continue }
+            var price: JSONNumber? = nil
+            switch r.value(f["price"]!) {
+            case .number(let n)?:
+                if n.double < 0 || !n.double.isFinite { err(f["price"]!, "must be a non-negative number, found \(n)"); continue }
+                price = n
+            case .string(let s)?:
+                let t = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "$", with: "").replacingOccurrences(of: ",", with: "")
+                if t.isEmpty { break }
+                guard t.range(of: #"^\d+(\.\d+)?$"#, options: .regularExpression) != nil, let d = Decimal(string: t, locale: Locale(identifier: "en_US_POSIX")) else {
+                    err(f["price"]!, "is not a price: \"\(s)\" (expected a number such as 19.99)"); continue
+                }
+                price = JSONNumber(d)
+            case nil, .null?: break
+            case let v?: err(f["price"]!, "expected a number, found \(v.typeName)"); continue
+            }
+            var inStock = true
+            switch r.value(f["inStock"]!) {
+            case .bool(let b)?: inStock = b
+            case .string(let s)?:
+                switch s.lowercased() {
+                case "true", "yes", "1", "y": inStock = true
+                case "false", "no", "0", "n": inStock = false
+                default: err(f["inStock"]!, "expected true or false, found \"\(s)\""); continue
+                }
+            case nil, .null?: break
+            case let v?: err(f["inStock"]!, "expected true or false, found \(v.typeName)"); continue
+            }
+            var ratingAverage: Double? = nil
+            if let v = r.value(f["ratingAverage"]!), !v.isNull {
+                guard let d = v.doubleValue ?? v.stringValue.flatMap(Double.init), d >= 0, d <= 5 else {
+                    err(f["ratingAverage"]!, "expected a rating between 0 and 5, found \(v.compactText)"); continue
+                }
+                ratingAverage = d
+            }
+            var ratingCount = 0
+            if let v = r.value(f["ratingCount"]!), !v.isNull {
+                guard let n = v.intValue ?? v.stringValue.flatMap({ Int($0) }), n >= 0 else {
+                    err(f["ratingCount"]!, "expected a whole number of reviews, found \(v.compactText)"); continue
+                }
+                ratingCount = n
+            }
+            var extra: [(String, String)] = []
+            if case .json(let j) = r.source, let o = j.objectValue {
+                for m in o.members where !known.contains(m.key) && !known.contains(where: { $0.hasPrefix(m.key + ".") }) {
+                    switch m.value {
+                    case .string(let s): extra.append((m.key, s))
+                    case .number(let n): extra.append((m.key, n.description))
+                    case .bool(let b): extra.append((m.key, b ? "Yes" : "No"))
+                    default: break
+                    }
+                }
+            } else if case .csv(let row) = r.source {
+                for (k, v) in row.sorted(by: { $0.key < $1.key }) where !known.contains(k) && !v.isEmpty { extra.append((k, v)) }
+            }
+            let brand = str("brand").flatMap { $0.isEmpty ? nil : $0 }
+            out.append(Product(id: id, segment: segment, name: name, description: str("description") ?? "",
+                               brand: brand, brandKey: brand.map(CatalogCheck.brandKey),
+                               price: price, currency: str("currency") ?? "USD", inStock: inStock,
+                               imageUrl: str("imageUrl").flatMap { $0.isEmpty ? nil : $0 },
+                               ratingAverage: ratingAverage, ratingCount: ratingCount,
+                               categoryId: str("category") ?? "", extra: extra, file: productsFile, line: r.line))
+        }
+        return out
+    }
+
+    /// Case- and diacritic-folded brand key: DEWALT, Dewalt and DeWALT are one brand.
+    static func brandKey(_ brand: String) -> String {
+        brand.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+            .split(whereSeparator: { $0 == " " }).joined(separator: " ")
+    }
+
+    // MARK: Category tree
+
+    mutating func categories(_ json: JSON, file: String) -> (nodes: [String: CategoryNode], order: [String]) {
+        var nodes: [String: CategoryNode] = [:]
+        var order: [String] = []
+        guard let list = json["categories"]?.arrayValue ?? json.arrayValue else {
+            errors.append(BuildError(file: file, "expected {\"categories\": [{\"id\", \"name\", \"parent\"}, …]}"))
+            return ([:], [])
+        }
+        var collisions = CollisionDetector()
+        for (i, c) in list.enumerated() {
+            let rec = i + 1
+            guard let id = c["id"]?.stringValue, !id.isEmpty else { errors.append(BuildError(file: file, line: rec, field: "id", "is missing (record \(rec))")); continue }
+            guard let name = c["name"]?.stringValue else { errors.append(BuildError(file: file, line: rec, field: "name", "is missing for category \"\(id)\"")); continue }
+            let parent = c["parent"]?.stringValue
+            if nodes[id] != nil { errors.append(BuildError(file: file, line: rec, field: "id", "duplicate category id \"\(id)\"")); continue }
+            let path: String
+            do { path = try SafePath.nested(id) } catch { errors.append(BuildError(file: file, line: rec, field: "id", "category id \"\(id)\" \(error)")); continue }
+            if let other = collisions.claim(path: path, id: id) {
+                errors.append(BuildError(file: file, line: rec, field: "id", "category id \"\(id)\" maps to the same file as \"\(other)\"")); continue
+            }
+            nodes[id] = CategoryNode(id: id, path: path, name: name, parent: parent, children: [], synthetic: false)
+            order.append(id)
+        }
+        for id in order { if let p = nodes[id]!.parent, nodes[p] == nil {
+            errors.append(BuildError(file: file, field: "parent", "category \"\(id)\" names a parent \"\(p)\" that is not in the tree"))
+        } }
+        return (nodes, order)
+    }
+
+    /// Title-cases a slug for categories created from product paths ("impact-drivers" → "Impact Drivers").
+    static func nameFromSlug(_ slug: String) -> String {
+        slug.split(whereSeparator: { $0 == "-" || $0 == "_" }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Schemas
+import Crypto
+
+/// The product catalog: products, category tree and featured content → app config, pages,
+/// details, search indexes and the offline catalog.
+public struct CatalogDomain: Domain {
+    public let name = "catalog"
+    public init() {}
+
+    public func isPresent(in context: BuildContext) -> Bool {
+        (try? productsURL(context, CatalogSettings.read(context.site, file: "site.json"))) != nil
+    }
+
+    func productsURL(_ context: BuildContext, _ settings: CatalogSettings) throws -> URL {
+        let dir = context.inputDirectory
+        if let p = settings.productsFile { return dir.appendingPathComponent(p) }
+        for name in ["catalog/products.jsonl", "catalog/products.json", "catalog/products.csv"] {
+            let u = dir.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: u.path) { return u }
+        }
+        throw BuildError(file: context.displayPath(dir.appendingPathComponent("catalog")), "no products file (products.jsonl, products.json or products.csv)")
+    }
+
+    public func build(_ context: BuildContext) throws -> DomainResult {
+        let model = try load(context)
+        let catalog = CatalogContext(model: model, site: context.site, generatedAt: context.generatedAt)
+        var result = DomainResult(report: model.report)
+        for unit in CatalogOutputs.all {
+            let files = try unit.render(catalog)
+            result.files += files
+            result.kinds += unit.kinds
+        }
+        return result
+    }
+
+    /// Read → Check: the typed model with every policy applied and counted.
+    public func load(_ context: BuildContext) throws -> CatalogModel {
+        let siteFile = context.displayPath(context.inputDirectory.appendingPathComponent("site.json"))
+        let settings = try CatalogSettings.read(context.site, file: siteFile)
+        let productsURL = try productsURL(context, settings)
+        let productsFile = context.displayPath(productsURL)
+        guard FileManager.default.fileExists(atPath: productsURL.path) else {
+            throw BuildError(file: productsFile, "file not found (set catalog.products in site.json)")
+        }
+        var check = CatalogCheck(settings: settings, productsFile: productsFile)
+        let records = try ProductFileReader.read(productsURL, display: productsFile, threads: context.threads)
+        var products = check.products(records)
+
+        let catURL = context.inputDirectory.appendingPathComponent(settings.categoriesFile)
+        let catFile = context.displayPath(catURL)
+        var nodes: [String: CategoryNode] = [:], order: [String] = []
+        if FileManager.default.fileExists(atPath: catURL.path) {
+            let json: JSON
+            do { json = try JSONReader.parse(try Data(contentsOf: catURL)) } catch let e as JSONSyntaxError {
+                throw BuildError(file: catFile, line: e.line, "invalid JSON at column \(e.column): \(e.message)")
+            }
+            (nodes, order) = check.categories(json, file: catFile)
+        }
+        if !check.errors.isEmpty { throw BuildErrors(check.errors) }
+
+        var report = check.report
+        func note(_ key: String, _ count: Int, _ policy: String, _ examples: [String] = []) {
+            report.append(ReportItem(domain: "catalog", key: key, count: count, policy: policy, examples: Array(examples.prefix(5))))
+        }
+        note("products read", records.count, "from \(productsFile)")
+
+        // Anomalies are counted over every product read, before any is left out.
+        let missingCategory = products.filter { $0.categoryId.isEmpty }.count
+        let missingBrand = products.filter { $0.brand == nil }.count
+        let unknownCategory = products.filter { !$0.categoryId.isEmpty && nodes[$0.categoryId] == nil }.count
+
+        // Policy: unpriced products are not sellable listings.
+        let unpriced = products.filter { $0.price == nil }
+        products.removeAll { $0.price == nil }
+        note("products without a price", unpriced.count, "left out of pages and indexes; ids listed here", unpriced.map(\.id).sorted())
+
+        // Policy: a product without a category goes to the uncategorized bucket (a top-level category).
+        let uncategorized = products.indices.filter { products[$0].categoryId.isEmpty }
+        if !uncategorized.isEmpty {
+            let uid = settings.uncategorizedId
+            if nodes[uid] == nil {
+                nodes[uid] = CategoryNode(id: uid, path: try SafePath.nested(uid), name: settings.uncategorizedName, parent: nil, children: [], synthetic: true)
+                order.append(uid)
+            }
+            for i in uncategorized { products[i].categoryId = uid }
+        }
+        note("products without a category", missingCategory, "listed under \"\(settings.uncategorizedId)\" (\(uncategorized.count) priced)", uncategorized.prefix(5).map { products[$0].id })
+
+        // Policy: a category missing from the tree is created under its nearest existing ancestor.
+        var created: [String] = []
+        for i in products.indices where nodes[products[i].categoryId] == nil {
+            var chain: [String] = []
+            var cur = products[i].categoryId
+            while nodes[cur] == nil {
+                chain.append(cur)
+                guard let slash = cur.lastIndex(of: "/") else { break }
+                cur = String(cur[..<slash])
+            }
+            for id in chain.reversed() {
+                let parent = id.lastIndex(of: "/").map { String(id[..<$0]) }
+                let path: String
+                do { path = try SafePath.nested(id) } catch {
+                    throw BuildError(file: productsFile, line: products[i].line, field: settings.fields["category"], "category \"\(id)\" \(error)")
+                }
+                let slug = String(id.split(separator: "/").last ?? Substring(id))
+                nodes[id] = CategoryNode(id: id, path: path, name: CatalogCheck.nameFromSlug(slug), parent: parent.flatMap { nodes[$0] != nil ? $0 : nil }, children: [], synthetic: true)
+                order.append(id)
+                created.append(id)
+            }
+        }
+        note("categories missing from the tree", created.count, "created under their nearest ancestor (\(unknownCategory) products name them)", created)
+
+        // Policy: brand spellings that differ only by case or accents are one brand, shown in its most common spelling.
+        var variants: [String: [String: Int]] = [:]
+        for p in products { if let b = p.brand, let k = p.brandKey { variants[k, default: [:]][b, default: 0] += 1 } }
+        var display: [String: String] = [:]
+        var merged = 0
+        for (k, v) in variants {
+            display[k] = v.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.first!.key
+            if v.count > 1 { merged += 1 }
+        }
+        for i in products.indices { if let k = products[i].brandKey { products[i].brand = display[k] } }
+        note("brands with case variants", merged, "merged case-insensitively; the most common spelling is shown",
+             variants.filter { $0.value.count > 1 }.keys.sorted().map { variants[$0]!.keys.sorted().joined(separator: "/") })
+        note("products without a brand", missingBrand, "shown as \"\(settings.unbrandedName)\" on detail pages and in indexes; null brand on category pages")
+
+        products.sort { $0.id < $1.id }
+
+        // Children lists and depth-first order.
+        for id in order { nodes[id]!.children = [] }
+        for id in order { if let p = nodes[id]!.parent { nodes[p]!.children.append(id) } }
+        var dfs: [String] = []
+        func visit(_ id: String) { dfs.append(id); for c in nodes[id]!.children { visit(c) } }
+        for id in order where nodes[id]!.parent == nil { visit(id) }
+
+        // Bayesian average: (m·C + n·R) / (m + n), C the mean rating of rated products, m the prior weight.
+        let rated = products.filter { $0.ratingAverage != nil && $0.ratingCount > 0 }
+        let c = rated.isEmpty ? 0 : rated.reduce(0) { $0 + $1.ratingAverage! } / Double(rated.count)
+        let m = settings.ratingPrior
+        let popularity = products.map { p -> Double in
+            let n = Double(p.ratingAverage == nil ? 0 : p.ratingCount)
+            return (m * c + n * (p.ratingAverage ?? 0)) / (m + n)
+        }
+
+        // Distinct products per subtree, ordered by popularity then id.
+        var direct: [String: [Int]] = [:]
+        for (i, p) in products.enumerated() { direct[p.categoryId, default: []].append(i) }
+        var subtree: [String: [Int]] = [:]
+        for id in dfs.reversed() {
+            var set = Set(direct[id] ?? [])
+            for ch in nodes[id]!.children { set.formUnion(subtree[ch] ?? []) }
+            subtree[id] = set.sorted { popularity[$0] != popularity[$1] ? popularity[$0] > popularity[$1] : products[$0].id < products[$1].id }
+        }
+
+        // Featured content: every reference must exist.
+        var featured: JSON? = nil
+        let featURL = context.inputDirectory.appendingPathComponent(settings.featuredFile)
+        if FileManager.default.fileExists(atPath: featURL.path) {
+            featured = try FeaturedInput.read(featURL, display: context.displayPath(featURL), categories: nodes,
+                                              productIds: Set(products.map(\.id)))
+        }
+
+        var model = CatalogModel(products: products, unpriced: unpriced, categories: nodes, categoryOrder: dfs,
+                                 subtreeProducts: subtree, directProducts: direct, brandVariants: variants,
+                                 featured: featured, popularity: popularity, unbrandedName: settings.unbrandedName)
+        model.report = report
+        var hasher = SHA256()
+        for p in products {
+            let fields = [p.id, p.name, p.description, p.brand ?? "", p.price?.description ?? "", p.currency, p.inStock ? "1" : "0",
+                          p.imageUrl ?? "", p.ratingAverage.map { "\($0)" } ?? "", String(p.ratingCount), p.categoryId]
+            hasher.update(data: Array((fields.joined(separator: "\u{1F}") + "\u{1E}").utf8))
+        }
+        model.dataVersion = String(hasher.finalize().map { String(format: "%02x", $0) }.joined().prefix(12))
+        return model
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Schemas
+
+/// A product after Check: typed, with its source location kept for diagnostics.
+public struct Product: Sendable {
+    public var id: String
+    /// `id` as a safe path segment (what links use).
+    public var segment: String
+    public var name: String
+    public var description: String
+    /// Display brand after case-folded merging; nil when the input has none.
+    public var brand: String?
+    /// The brand's case-folded key (merging DEWALT and Dewalt).
+    public var brandKey: String?
+    /// Exact price from the input's decimal text; nil means "not a sellable listing".
+    public var price: JSONNumber?
+    public var currency: String
+    public var inStock: Bool
+    public var imageUrl: String?
+    public var ratingAverage: Double?
+    public var ratingCount: Int
+    /// Category id after policy (missing → the uncategorized bucket, unknown → created node).
+    public var categoryId: String
+    /// Other input fields, as strings, shown as specifications.
+    public var extra: [(String, String)]
+    public var file: String
+    public var line: Int
+
+    public var priceValue: Double? { price?.double }
+}
+
+/// A node of the category tree.
+public struct CategoryNode: Sendable {
+    public var id: String
+    /// Nested path under `categories/` (mapped segments joined by "/").
+    public var path: String
+    public var name: String
+    public var parent: String?
+    public var children: [String]
+    /// Where the node came from: the tree file, or created for products whose category was missing.
+    public var synthetic: Bool
+}
+
+/// The checked catalog: what every catalog output renders from.
+public struct CatalogModel: Sendable {
+    public var products: [Product]            // sellable products, sorted by id
+    public var unpriced: [Product]            // left out of pages and indexes
+    public var categories: [String: CategoryNode]
+    public var categoryOrder: [String]        // depth-first, tree order
+    /// Distinct sellable products of each category's subtree, ordered for display.
+    public var subtreeProducts: [String: [Int]]
+    public var directProducts: [String: [Int]]
+    public var brandVariants: [String: [String: Int]]  // brandKey → spelling → count
+    public var featured: JSON?
+    public var popularity: [Double]           // Bayesian average per product index
+    public var unbrandedName: String
+    public var report: [ReportItem] = []
+    /// Short digest of the sellable catalog's content (changes when any listed product changes).
+    public var dataVersion: String = ""
+}

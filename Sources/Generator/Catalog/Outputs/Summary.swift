@@ -1,0 +1,64 @@
+import Foundation
+import Schemas
+
+/// `SUMMARY.json`: catalog totals, top brands (case variants merged) and departments with counts.
+struct SummaryOutput: CatalogOutput {
+    static let kind = OutputKind(
+        name: "summary", pathTemplate: "SUMMARY.json",
+        summary: "Catalog statistics: totals, top brands with merged case variants, departments with exact counts, anomalies.",
+        schema: S.object([
+            "dataVersion": S.nonEmptyString,
+            "totals": S.object(["products": S.nonNegativeInteger, "productsInStock": S.nonNegativeInteger,
+                                "unpricedProducts": S.nonNegativeInteger, "categories": S.nonNegativeInteger,
+                                "departments": S.nonNegativeInteger, "brands": S.nonNegativeInteger]),
+            "priceRange": S.object(["min": S.nullable(S.nonNegativeNumber), "max": S.nullable(S.nonNegativeNumber),
+                                    "average": S.nullable(S.nonNegativeNumber)]),
+            "topBrands": S.array(S.object(["name": S.string, "productCount": S.integer(min: 1), "variants": S.array(S.string)])),
+            "departments": S.array(S.object(["id": S.string, "name": S.string, "productCount": S.nonNegativeInteger,
+                                             "subcategories": S.nonNegativeInteger])),
+            "anomalies": S.array(S.object(["what": S.string, "count": S.nonNegativeInteger, "policy": S.string])),
+        ]))
+    var kinds: [OutputKind] { [Self.kind] }
+
+    func render(_ c: CatalogContext) throws -> [OutputFile] {
+        let m = c.model
+        var brandCounts: [String: Int] = [:]
+        for p in m.products { if let k = p.brandKey { brandCounts[k, default: 0] += 1 } }
+        let top = brandCounts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(20)
+        let topBrands: [JSON] = top.map { key, count in
+            let variants = m.brandVariants[key] ?? [:]
+            let name = variants.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.first?.key ?? key
+            return .obj(["name": .string(name), "productCount": .int(count), "variants": .strings(variants.keys.sorted())])
+        }
+        let departments: [JSON] = m.categoryOrder.compactMap { m.categories[$0] }.filter { $0.parent == nil }.map { d in
+            var descendants = 0
+            var stack = d.children
+            while let x = stack.popLast() { descendants += 1; stack += m.categories[x]?.children ?? [] }
+            return .obj(["id": .string(d.path), "name": .string(d.name), "productCount": .int(m.subtreeProducts[d.id]?.count ?? 0),
+                         "subcategories": .int(descendants)])
+        }
+        // Exact sum of decimal prices, then one rounding for the average.
+        let prices = m.products.compactMap(\.price)
+        let total = prices.reduce(Decimal(0)) { $0 + $1.decimal }
+        var avg = prices.isEmpty ? Decimal(0) : total / Decimal(prices.count)
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &avg, 2, .bankers)
+        let anomalies: [JSON] = m.report.filter { $0.policy != nil && $0.key != "products read" }.map {
+            .obj(["what": .string($0.key), "count": .int($0.count), "policy": .string($0.policy!)])
+        }
+        let json: JSON = .obj([
+            "dataVersion": .string(m.dataVersion),
+            "totals": .obj([
+                "products": .int(m.products.count), "productsInStock": .int(m.products.filter(\.inStock).count),
+                "unpricedProducts": .int(m.unpriced.count), "categories": .int(m.categories.count),
+                "departments": .int(departments.count), "brands": .int(brandCounts.count),
+            ]),
+            "priceRange": .obj([
+                "min": prices.min().map(JSON.number) ?? .null, "max": prices.max().map(JSON.number) ?? .null,
+                "average": prices.isEmpty ? .null : .number(JSONNumber(rounded)),
+            ]),
+            "topBrands": .array(topBrands), "departments": .array(departments), "anomalies": .array(anomalies),
+        ])
+        return [OutputFile(path: "SUMMARY.json", json: json, kind: Self.kind)]
+    }
+}

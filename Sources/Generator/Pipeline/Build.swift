@@ -1,0 +1,189 @@
+import Foundation
+import Schemas
+import Crypto
+
+/// Options of one build (the CLI's flags).
+public struct BuildOptions: Sendable {
+    public var input: URL
+    public var output: URL
+    /// A previous release to compare with; by default the output folder's own.
+    public var previous: URL?
+    public var threads: Int
+    /// Build time (SOURCE_DATE_EPOCH when set, else now).
+    public var epochSeconds: Int
+    public var skipBadRows: Bool
+
+    public init(input: URL, output: URL, previous: URL? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                epochSeconds: Int? = nil, skipBadRows: Bool = false) {
+        self.input = input; self.output = output; self.previous = previous; self.threads = max(1, threads)
+        self.epochSeconds = epochSeconds ?? BuildOptions.sourceDateEpoch() ?? Int(Date().timeIntervalSince1970)
+        self.skipBadRows = skipBadRows
+    }
+
+    /// SOURCE_DATE_EPOCH (reproducible-builds.org) when set to a whole number.
+    public static func sourceDateEpoch() -> Int? {
+        ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+}
+
+/// What a build did, for the summary printed by the CLI.
+public struct BuildSummary: Sendable {
+    public var report: [ReportItem] = []
+    public var warnings: [String] = []
+    public var fileCount = 0
+    public var totalBytes = 0
+    public var bytesByKind: [(kind: String, files: Int, bytes: Int)] = []
+    public var written = 0, linked = 0, removed = 0
+    /// False when the content equals the previous release: no version was created and nothing was written.
+    public var changed = true
+    public var version = 0
+    public var currentVersion = ""
+    public var stageSeconds: [(String, Double)] = []
+}
+
+/// The pipeline: Input → Model → Compute → Emit (domains) → Serialise → Check → Manifest → Write.
+public enum Build {
+    /// Every domain the compiler knows, in build order.
+    public static let domains: [Domain] = [CatalogDomain()]
+
+    public static func run(_ options: BuildOptions, domains: [Domain] = Build.domains,
+                           progress: (String) -> Void = { _ in }) throws -> BuildSummary {
+        var summary = BuildSummary()
+        var clock = Date()
+        func stage(_ name: String) {
+            let now = Date()
+            summary.stageSeconds.append((name, now.timeIntervalSince(clock)))
+            clock = now
+        }
+        let siteURL = options.input.appendingPathComponent("site.json")
+        let probe = BuildContext(site: SiteConfig.placeholder, inputDirectory: options.input, epochSeconds: options.epochSeconds, threads: options.threads)
+        guard FileManager.default.fileExists(atPath: options.input.path) else {
+            throw BuildError(file: options.input.path, "input folder not found")
+        }
+        let site = try SiteConfig.load(siteURL, displayName: probe.displayPath(siteURL))
+        let context = BuildContext(site: site, inputDirectory: options.input, epochSeconds: options.epochSeconds,
+                                   threads: options.threads, skipBadRows: options.skipBadRows)
+        let siteFile = context.displayPath(siteURL)
+        let release = try ReleaseSettings.read(site, file: siteFile)
+
+        // Emit: every present domain renders its files.
+        var files: [OutputFile] = []
+        var kinds: [String: OutputKind] = [:]
+        for domain in domains where domain.isPresent(in: context) {
+            progress("\(domain.name): reading and compiling")
+            let result = try domain.build(context)
+            files += result.files
+            for k in result.kinds { kinds[k.name] = k }
+            summary.report += result.report
+            progress("\(domain.name): \(result.files.count) files")
+        }
+        stage("emit")
+
+        for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest] { kinds[k.name] = k }
+        // Schemas of every kind used, then .nojekyll so GitHub Pages serves the tree as is.
+        for k in kinds.values.sorted(by: { $0.name < $1.name }) {
+            files.append(OutputFile(path: k.schemaPath, json: SchemaPublisher.document(for: k, baseURL: site.baseURL), kind: SchemaPublisher.metaKind))
+        }
+        files.append(OutputFile(path: ".nojekyll", bytes: []))
+
+        // Serialise in parallel; results land in input order, so output is independent of threads.
+        let rendered = try serialise(files, threads: options.threads)
+        stage("serialise")
+        summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.bytes.count) })
+
+        // Manifest: compare with the previous release; identical content creates no version.
+        let previous = PreviousRelease.load(from: options.previous ?? options.output)
+        let digest = contentDigest(zip(files, rendered).filter { !$0.0.stampsBuildTime }.map { ($0.1.path, $0.1.sha256) })
+        if let previous, previous.contentDigest == digest, options.previous == nil || options.previous == options.output {
+            summary.changed = false
+            summary.version = previous.version
+            summary.currentVersion = previous.currentVersion
+            summary.fileCount = previous.files.count + 1
+            return summary
+        }
+        let version = (previous?.version ?? 0) + 1
+        let currentVersion = release.versionString(day: ISODate.day(epochSeconds: options.epochSeconds), version: version, previous: previous)
+        var tree = rendered.map { (path: $0.path, bytes: $0.bytes, sha256: $0.sha256, schema: $0.schema) }
+        tree += try ReleaseFiles.make(version: version, currentVersion: currentVersion, generatedAt: context.generatedAt,
+                                      contentDigest: digest, current: tree, previous: previous, settings: release, site: site)
+        stage("manifest")
+
+        var byKind: [String: (Int, Int)] = [:]
+        for (f, r) in zip(files, rendered) {
+            let k = f.kind?.name ?? "other"
+            byKind[k, default: (0, 0)].0 += 1
+            byKind[k, default: (0, 0)].1 += r.bytes.count
+        }
+        summary.bytesByKind = byKind.sorted { $0.key < $1.key }.map { ($0.key, $0.value.0, $0.value.1) }
+
+        progress("writing \(tree.count) files")
+        let writer = TreeWriter(output: options.output, threads: options.threads)
+        let prevHashes = Dictionary((PreviousRelease.load(from: options.output)?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+        let stats = try writer.write(tree.map { ($0.path, $0.bytes) }, hashes: tree.map(\.sha256), previous: prevHashes)
+        stage("write")
+        summary.written = stats.written; summary.linked = stats.linked; summary.removed = stats.removed
+        summary.fileCount = tree.count
+        summary.totalBytes = tree.reduce(0) { $0 + $1.bytes.count }
+        summary.version = version
+        summary.currentVersion = currentVersion
+        return summary
+    }
+
+    struct Rendered { let path: String; let bytes: [UInt8]; let sha256: String; let schema: String? }
+
+    static func serialise(_ files: [OutputFile], threads: Int) throws -> [Rendered] {
+        var out = [Rendered?](repeating: nil, count: files.count)
+        var errors = [String?](repeating: nil, count: files.count)
+        let chunks = max(1, min(files.count, threads * 8))
+        out.withUnsafeMutableBufferPointer { res in
+            errors.withUnsafeMutableBufferPointer { errs in
+                DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                    let writer = JSONWriter()
+                    for i in (c * files.count / chunks)..<((c + 1) * files.count / chunks) {
+                        let f = files[i]
+                        do {
+                            let bytes: [UInt8]
+                            switch f.content {
+                            case .json(let j): bytes = try writer.bytes(j)
+                            case .bytes(let b): bytes = b
+                            }
+                            res[i] = Rendered(path: f.path, bytes: bytes, sha256: sha256Hex(bytes),
+                                              schema: f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath })
+                        } catch {
+                            errs[i] = "\(f.path): \(error)"
+                        }
+                    }
+                }
+            }
+        }
+        if let e = errors.compactMap({ $0 }).first { throw BuildError(file: "(output)", e) }
+        var seen = Set<String>()
+        for r in out where !seen.insert(r!.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(r!.path)") }
+        return out.map { $0! }
+    }
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
+        let digest = SHA256.hash(data: bytes)
+        var s = ""
+        s.reserveCapacity(64)
+        let hex = Array("0123456789abcdef".utf8)
+        var out = [UInt8](); out.reserveCapacity(64)
+        for b in digest { out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 0xF)]) }
+        s = String(decoding: out, as: UTF8.self)
+        return s
+    }
+
+    /// Digest of the content files (paths and hashes), ignoring files that only carry the build time.
+    static func contentDigest(_ entries: [(String, String)]) -> String {
+        var h = SHA256()
+        for (p, s) in entries.sorted(by: { $0.0 < $1.0 }) { h.update(data: Array("\(p)\u{0}\(s)\n".utf8)) }
+        return h.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension SiteConfig {
+    /// Only for messages before site.json is read.
+    static let placeholder = SiteConfig(siteName: "", baseURL: "https://example.invalid/", appVersion: "0", minimumAppVersion: "0",
+                                        urlScheme: "app", webBaseURL: "", features: [], cachingStrategy: "", ttl: [], imageSizes: [],
+                                        defaultImageSize: "small", offlineBudgetBytes: 0, offlineProductsPerCategory: 0, pageSize: 0, sections: [:])
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Schemas
+
+/// RFC 6902 JSON Patch: a diff that, applied to the old document, gives a document whose
+/// serialisation is byte-identical to the new one (key order and number text included),
+/// and the applier apps (and tests) use.
+public enum JSONPatch {
+    public struct ApplyError: Error, CustomStringConvertible { public let description: String }
+
+    public static func diff(_ a: JSON, _ b: JSON) -> JSON {
+        var ops: [JSON] = []
+        diff(a, b, "", &ops)
+        return .array(ops)
+    }
+
+    static func same(_ a: JSON, _ b: JSON) -> Bool { a.compactText == b.compactText }
+
+    static func escape(_ key: String) -> String {
+        key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+
+    private static func diff(_ a: JSON, _ b: JSON, _ path: String, _ ops: inout [JSON]) {
+        switch (a, b) {
+        case (.object(let x), .object(let y)):
+            let yKeys = Set(y.keys)
+            let kept = x.keys.filter { yKeys.contains($0) }
+            // Recurse only when the surviving keys keep their order and new keys come last,
+            // so the patched object serialises in the new order.
+            guard Array(y.keys.prefix(kept.count)) == kept else { return ops.append(replace(path, b)) }
+            for k in x.keys where !yKeys.contains(k) { ops.append(.obj(["op": "remove", "path": .string(path + "/" + escape(k))])) }
+            for k in kept where !same(x[k]!, y[k]!) { diff(x[k]!, y[k]!, path + "/" + escape(k), &ops) }
+            for m in y.members.dropFirst(kept.count) { ops.append(.obj(["op": "add", "path": .string(path + "/" + escape(m.key)), "value": m.value])) }
+        case (.array(let x), .array(let y)):
+            var pre = 0
+            while pre < x.count, pre < y.count, same(x[pre], y[pre]) { pre += 1 }
+            var suf = 0
+            while suf < x.count - pre, suf < y.count - pre, same(x[x.count - 1 - suf], y[y.count - 1 - suf]) { suf += 1 }
+            let oldMid = x.count - pre - suf, newMid = y.count - pre - suf
+            let common = min(oldMid, newMid)
+            for i in 0..<common { diff(x[pre + i], y[pre + i], "\(path)/\(pre + i)", &ops) }
+            if oldMid > newMid {
+                for i in stride(from: pre + oldMid - 1, through: pre + common, by: -1) { ops.append(.obj(["op": "remove", "path": .string("\(path)/\(i)")])) }
+            } else {
+                for i in (pre + common)..<(pre + newMid) { ops.append(.obj(["op": "add", "path": .string("\(path)/\(i)"), "value": y[i]])) }
+            }
+        default:
+            if !same(a, b) { ops.append(replace(path, b)) }
+        }
+    }
+
+    private static func replace(_ path: String, _ v: JSON) -> JSON { .obj(["op": "replace", "path": .string(path), "value": v]) }
+
+    /// Applies add / remove / replace operations (the ones `diff` emits; also test / move / copy).
+    public static func apply(_ patch: JSON, to doc: JSON) throws -> JSON {
+        guard let ops = patch.arrayValue else { throw ApplyError(description: "a patch is an array of operations") }
+        var doc = doc
+        for op in ops {
+            guard let name = op["op"]?.stringValue, let path = op["path"]?.stringValue else { throw ApplyError(description: "operation without op/path") }
+            let tokens = try pointer(path)
+            switch name {
+            case "add": doc = try set(doc, tokens[...], op["value"] ?? .null, insert: true)
+            case "replace": doc = try set(doc, tokens[...], op["value"] ?? .null, insert: false)
+            case "remove": doc = try remove(doc, tokens[...])
+            case "test":
+                guard try get(doc, tokens[...]) == (op["value"] ?? .null) else { throw ApplyError(description: "test failed at \(path)") }
+            case "move", "copy":
+                guard let from = op["from"]?.stringValue else { throw ApplyError(description: "\(name) without from") }
+                let ft = try pointer(from)
+                let v = try get(doc, ft[...])
+                if name == "move" { doc = try remove(doc, ft[...]) }
+                doc = try set(doc, tokens[...], v, insert: true)
+            default: throw ApplyError(description: "unknown op \(name)")
+            }
+        }
+        return doc
+    }
+
+    static func pointer(_ p: String) throws -> [String] {
+        if p.isEmpty { return [] }
+        guard p.hasPrefix("/") else { throw ApplyError(description: "invalid JSON pointer \(p)") }
+        return p.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") }
+    }
+
+    static func get(_ doc: JSON, _ t: ArraySlice<String>) throws -> JSON {
+        guard let first = t.first else { return doc }
+        switch doc {
+        case .object(let o): guard let v = o[first] else { throw ApplyError(description: "no member \(first)") }; return try get(v, t.dropFirst())
+        case .array(let a): guard let i = Int(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }; return try get(a[i], t.dropFirst())
+        default: throw ApplyError(description: "cannot index into a scalar")
+        }
+    }
+
+    static func set(_ doc: JSON, _ t: ArraySlice<String>, _ value: JSON, insert: Bool) throws -> JSON {
+        guard let first = t.first else { return value }
+        let last = t.count == 1
+        switch doc {
+        case .object(var o):
+            if last {
+                if !insert, o[first] == nil { throw ApplyError(description: "replace of missing member \(first)") }
+                o[first] = value
+            } else {
+                guard let child = o[first] else { throw ApplyError(description: "no member \(first)") }
+                o[first] = try set(child, t.dropFirst(), value, insert: insert)
+            }
+            return .object(o)
+        case .array(var a):
+            if last, insert {
+                if first == "-" { a.append(value); return .array(a) }
+                guard let i = Int(first), i >= 0, i <= a.count else { throw ApplyError(description: "bad index \(first)") }
+                a.insert(value, at: i); return .array(a)
+            }
+            guard let i = Int(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }
+            a[i] = last ? value : try set(a[i], t.dropFirst(), value, insert: insert)
+            return .array(a)
+        default: throw ApplyError(description: "cannot index into a scalar")
+        }
+    }
+
+    static func remove(_ doc: JSON, _ t: ArraySlice<String>) throws -> JSON {
+        guard let first = t.first else { throw ApplyError(description: "cannot remove the root") }
+        switch doc {
+        case .object(var o):
+            guard let child = o[first] else { throw ApplyError(description: "no member \(first)") }
+            o[first] = t.count == 1 ? nil : try remove(child, t.dropFirst())
+            return .object(o)
+        case .array(var a):
+            guard let i = Int(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }
+            if t.count == 1 { a.remove(at: i) } else { a[i] = try remove(a[i], t.dropFirst()) }
+            return .array(a)
+        default: throw ApplyError(description: "cannot index into a scalar")
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Schemas
+
+/// Builds the release files of a new version: carried-over indexes of the last K releases,
+/// a delta from each of them, the new file index and the update manifest.
+enum ReleaseFiles {
+    typealias TreeFile = (path: String, bytes: [UInt8], sha256: String, schema: String?)
+
+    static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String,
+                     current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig) throws -> [TreeFile] {
+        let writer = JSONWriter()
+        var out: [TreeFile] = []
+        func add(_ path: String, _ json: JSON, _ kind: OutputKind) throws {
+            let bytes = try writer.bytes(json)
+            out.append((path, bytes, Build.sha256Hex(bytes), kind.schemaPath))
+        }
+        let newEntries = Dictionary(current.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+
+        // Older releases kept: their immutable file indexes are carried into the new tree.
+        var olderIndexes: [(version: Int, files: [FileEntry])] = []
+        if let previous {
+            let cutoff = version - settings.keep
+            for e in previous.files where e.path.hasPrefix("releases/") && e.path.hasSuffix("/files.json") {
+                let parts = e.path.split(separator: "/")
+                guard parts.count == 3, let v = Int(parts[1]), v > cutoff, v < version else { continue }
+                guard let data = try? Data(contentsOf: previous.root.appendingPathComponent(e.path)),
+                      let json = try? JSONReader.parse(data), let list = json["files"]?.arrayValue else { continue }
+                let bytes = [UInt8](data)
+                out.append((e.path, bytes, Build.sha256Hex(bytes), ManifestKinds.fileIndex.schemaPath))
+                olderIndexes.append((v, list.compactMap { x in
+                    guard let p = x["path"]?.stringValue, let h = x["sha256"]?.stringValue, let s = x["size"]?.intValue else { return nil }
+                    return FileEntry(path: p, sha256: h, size: s, schema: x["schema"]?.stringValue)
+                }))
+            }
+        }
+        olderIndexes.sort { $0.version > $1.version }
+
+        // A delta from each kept release to this one (release files themselves excluded).
+        var deltaRefs: [(from: Int, path: String, added: Int, changed: Int, removed: Int, bytes: Int)] = []
+        for old in olderIndexes {
+            let oldMap = Dictionary(old.files.filter { !$0.path.hasPrefix("releases/") }.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+            var added: [JSON] = [], changed: [JSON] = [], removed: [JSON] = []
+            var download = 0
+            for f in current.sorted(by: { $0.path < $1.path }) where !f.path.hasPrefix("releases/") {
+                if let o = oldMap[f.path] {
+                    if o.sha256 != f.sha256 {
+                        var entry = JSONObject([("path", .string(f.path)), ("sha256", .string(f.sha256)), ("size", .int(f.bytes.count)),
+                                                ("oldSha256", .string(o.sha256)), ("oldSize", .int(o.size))])
+                        var cost = f.bytes.count
+                        // A JSON Patch for the previous release's files, when it is smaller than the new file.
+                        if old.version == version - 1, let prev = previous, f.path.hasSuffix(".json"),
+                           let oldData = try? Data(contentsOf: prev.root.appendingPathComponent(f.path)),
+                           let a = try? JSONReader.parse(oldData), let b = try? JSONReader.parse(Data(f.bytes)) {
+                            let patch = JSONPatch.diff(a, b)
+                            let patchBytes = try writer.bytes(patch).count
+                            if patchBytes < f.bytes.count { entry.append("patch", patch); cost = patchBytes }
+                        }
+                        download += cost
+                        changed.append(.object(entry))
+                    }
+                } else {
+                    added.append(.obj(["path": .string(f.path), "sha256": .string(f.sha256), "size": .int(f.bytes.count)]))
+                    download += f.bytes.count
+                }
+            }
+            for (p, o) in oldMap.sorted(by: { $0.key < $1.key }) where newEntries[p] == nil {
+                removed.append(.obj(["path": .string(p), "oldSha256": .string(o.sha256), "oldSize": .int(o.size)]))
+            }
+            let path = "releases/\(version)/delta-from-\(old.version).json"
+            try add(path, .obj(["fromVersion": .int(old.version), "toVersion": .int(version), "added": .array(added),
+                                "changed": .array(changed), "removed": .array(removed), "downloadBytes": .int(download)]), ManifestKinds.delta)
+            deltaRefs.append((old.version, path, added.count, changed.count, removed.count, download))
+        }
+
+        // The file index lists every file of the tree but itself and the manifest.
+        let indexPath = "releases/\(version)/files.json"
+        let listed = (current + out).sorted { $0.path < $1.path }
+        let index: JSON = .obj([
+            "version": .int(version), "currentVersion": .string(currentVersion), "generatedAt": .string(generatedAt),
+            "contentDigest": .string(contentDigest),
+            "files": .array(listed.map { .obj(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.bytes.count),
+                                               "schema": .optional($0.schema)]) }),
+        ])
+        try add(indexPath, index, ManifestKinds.fileIndex)
+        let indexFile = out.last!
+
+        let latest = deltaRefs.first { $0.from == version - 1 }
+        let manifest: JSON = .obj([
+            "currentVersion": .string(currentVersion), "version": .int(version), "previousVersion": .optional(previous?.version),
+            "forceUpdate": .bool(settings.forceUpdate), "minimumAppVersion": .string(site.minimumAppVersion),
+            "lastUpdated": .string(generatedAt),
+            "fileIndex": .obj(["path": .string(indexPath), "sha256": .string(indexFile.sha256), "size": .int(indexFile.bytes.count)]),
+            "delta": latest.map { d in .obj(["fromVersion": .int(d.from), "path": .string(d.path), "added": .int(d.added),
+                                             "changed": .int(d.changed), "removed": .int(d.removed), "downloadBytes": .int(d.bytes)]) } ?? .null,
+            "deltasAvailable": .array(deltaRefs.map { .obj(["fromVersion": .int($0.from), "path": .string($0.path)]) }),
+        ])
+        try add("update-manifest.json", manifest, ManifestKinds.manifest)
+        return out
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// GitHub Pages' rules, checked before anything is written: no path segment starting with
+/// `_` or `.` (other than `.nojekyll`), nothing that needs percent-encoding, files over 50 MB
+/// warned and over 100 MB refused, and the whole site at most 1 GB.
+public enum PagesRules {
+    public static let warnFileBytes = 50 * 1024 * 1024
+    public static let maxFileBytes = 100 * 1024 * 1024
+    public static let maxSiteBytes = 1024 * 1024 * 1024
+
+    /// Returns warnings; throws for a violation.
+    public static func check(_ files: [(path: String, size: Int)]) throws -> [String] {
+        var warnings: [String] = []
+        var total = 0
+        var errors: [BuildError] = []
+        for (path, size) in files {
+            total += size
+            if path != ".nojekyll" {
+                for seg in path.split(separator: "/", omittingEmptySubsequences: false) {
+                    if seg.isEmpty || seg.hasPrefix("_") || seg.hasPrefix(".") {
+                        errors.append(BuildError(file: path, "path segment \"\(seg)\" is empty or starts with '_' or '.', which GitHub Pages does not serve reliably"))
+                        break
+                    }
+                    if seg.unicodeScalars.contains(where: { !(("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-._~".unicodeScalars.contains($0)) }) {
+                        errors.append(BuildError(file: path, "path segment \"\(seg)\" has characters that need percent-encoding in a URL"))
+                        break
+                    }
+                }
+            }
+            if size > maxFileBytes {
+                errors.append(BuildError(file: path, "is \(size / 1_048_576) MB; GitHub Pages refuses files over 100 MB"))
+            } else if size > warnFileBytes {
+                warnings.append("\(path) is \(size / 1_048_576) MB; GitHub warns above 50 MB")
+            }
+        }
+        if total > maxSiteBytes { errors.append(BuildError(file: "(output)", "the tree is \(total / 1_048_576) MB; GitHub Pages sites are limited to 1 GB")) }
+        if !errors.isEmpty { throw BuildErrors(errors) }
+        return warnings
+    }
+}

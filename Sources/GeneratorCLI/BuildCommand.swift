@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import Generator
+import Schemas
+
+struct BuildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build",
+        abstract: "Build the tree from an input folder.",
+        discussion: """
+        The new tree is written beside the output folder and swapped in only when complete; \
+        unchanged files are not rewritten. Timestamps come from SOURCE_DATE_EPOCH when set. \
+        Exit codes: 0 built (or nothing changed), 1 input errors, 2 usage errors.
+        """)
+
+    @Option(name: .long, help: "Input folder (site.json, catalog/, auctions/, nba/).")
+    var input: String = "input"
+
+    @Option(name: .long, help: "Output folder; it is replaced only by a complete new tree.")
+    var out: String = "dist"
+
+    @Option(name: .long, help: "Previous release to compare with (default: the output folder's own).")
+    var previous: String?
+
+    @Option(name: .long, help: "Worker threads (default: all cores). Output never depends on it.")
+    var threads: Int?
+
+    @Flag(name: .long, help: "Report bad data rows as counted warnings instead of failing.")
+    var skipBadRows = false
+
+    @Flag(name: .long, help: "Print a machine-readable JSON summary on stdout.")
+    var json = false
+
+    func run() throws {
+        let isTTY = isatty(STDERR_FILENO) == 1
+        let options = BuildOptions(input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: out),
+                                   previous: previous.map { URL(fileURLWithPath: $0) },
+                                   threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows)
+        let started = Date()
+        let summary: BuildSummary
+        do {
+            summary = try Build.run(options, progress: { msg in
+                if isTTY && !json { FileHandle.standardError.write(Data("  … \(msg)\n".utf8)) }
+            })
+        } catch let e as BuildErrors {
+            FileHandle.standardError.write(Data("\(e)\nbuild failed: \(e.errors.count) error(s); \(out) was left unchanged\n".utf8))
+            throw ExitCode(1)
+        } catch let e as BuildError {
+            FileHandle.standardError.write(Data("error: \(e)\nbuild failed; \(out) was left unchanged\n".utf8))
+            throw ExitCode(1)
+        }
+        let seconds = Date().timeIntervalSince(started)
+        if json {
+            print(try JSONWriter(pretty: true).string(SummaryText.json(summary, seconds: seconds)), terminator: "")
+        } else {
+            print(SummaryText.text(summary, out: out, seconds: seconds))
+        }
+    }
+}
+
+enum SummaryText {
+    static func text(_ s: BuildSummary, out: String, seconds: Double) -> String {
+        var lines: [String] = []
+        if !s.changed {
+            lines.append("No content changes: \(out) stays at version \(s.version) (\(s.currentVersion)); nothing written.")
+        } else {
+            lines.append("Built \(out): version \(s.version) (\(s.currentVersion)), \(s.fileCount) files, \(s.totalBytes) bytes in \(String(format: "%.2f", seconds)) s")
+            lines.append("  written \(s.written), unchanged \(s.linked)")
+        }
+        var domain = ""
+        for r in s.report {
+            if r.domain != domain { domain = r.domain; lines.append("\(domain):") }
+            var l = "  \(r.key): \(r.count)"
+            if let p = r.policy { l += " — \(p)" }
+            if !r.examples.isEmpty, r.count > 0 { l += " (e.g. \(r.examples.prefix(5).joined(separator: ", ")))" }
+            lines.append(l)
+        }
+        if !s.bytesByKind.isEmpty {
+            lines.append("size by output kind:")
+            for k in s.bytesByKind { lines.append("  \(k.kind): \(k.files) files, \(k.bytes) bytes") }
+        }
+        for w in s.warnings { lines.append("warning: \(w)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ s: BuildSummary, seconds: Double) -> JSON {
+        .obj([
+            "changed": .bool(s.changed), "version": .int(s.version), "currentVersion": .string(s.currentVersion),
+            "files": .int(s.fileCount), "bytes": .int(s.totalBytes), "written": .int(s.written), "unchanged": .int(s.linked),
+            "seconds": .double((seconds * 1000).rounded() / 1000),
+            "report": .array(s.report.map { .obj(["domain": .string($0.domain), "key": .string($0.key), "count": .int($0.count),
+                                                   "policy": .optional($0.policy), "examples": .strings($0.examples)]) }),
+            "sizeByKind": .array(s.bytesByKind.map { .obj(["kind": .string($0.kind), "files": .int($0.files), "bytes": .int($0.bytes)]) }),
+            "warnings": .strings(s.warnings),
+        ])
+    }
+}
