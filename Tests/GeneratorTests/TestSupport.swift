@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+@testable import Generator
+
+/// Paths and helpers shared by the generator tests. Trees are built in /dev/shm (fast tmpfs) when present.
+enum TestSupport {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let sharedData = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
+    static let defaultInput = repoRoot.appendingPathComponent("input")
+
+    static func tempDir(_ name: String = "t") -> URL {
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        let url = base.appendingPathComponent("gen-tests-\(name)-\(UUID().uuidString.prefix(8))")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// An input folder: a copy of the default site.json (optionally edited) and given files.
+    static func makeInput(site: ((inout [String: Any]) -> Void)? = nil, files: [String: String], copyDefaultCatalog: Bool = false) -> URL {
+        let dir = tempDir("input")
+        var siteObj = try! JSONSerialization.jsonObject(with: Data(contentsOf: defaultInput.appendingPathComponent("site.json"))) as! [String: Any]
+        var catalog = siteObj["catalog"] as? [String: Any] ?? [:]
+        catalog.removeValue(forKey: "featured")
+        siteObj["catalog"] = catalog
+        site?(&siteObj)
+        try! JSONSerialization.data(withJSONObject: siteObj, options: [.prettyPrinted, .sortedKeys]).write(to: dir.appendingPathComponent("site.json"))
+        if copyDefaultCatalog {
+            try! FileManager.default.copyItem(at: defaultInput.appendingPathComponent("catalog"), to: dir.appendingPathComponent("catalog"))
+        }
+        for (path, text) in files {
+            let url = dir.appendingPathComponent(path)
+            try! FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try! text.write(to: url, atomically: true, encoding: .utf8)
+        }
+        return dir
+    }
+
+    /// Relative path → bytes of every file of a tree.
+    static func snapshot(_ root: URL) -> [String: Data] {
+        var out: [String: Data] = [:]
+        let fm = FileManager.default
+        guard let e = fm.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return out }
+        for case let url as URL in e where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            out[String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))] = try! Data(contentsOf: url)
+        }
+        return out
+    }
+
+    static let categoriesJSON = #"{"categories":[{"id":"tools","name":"Tools","parent":null},{"id":"tools/drills","name":"Drills","parent":"tools"}]}"#
+
+    static func productLine(_ id: String, price: String = "19.99", name: String = "Cordless Drill", category: String = "tools/drills") -> String {
+        #"{"id":"\#(id)","name":"\#(name)","description":"d","brand":"Acme","price":\#(price),"currency":"USD","inStock":true,"imageUrl":"https://x.example/i.jpg","rating":{"average":4.5,"count":10},"category":"\#(category)"}"#
+    }
+
+    /// The built `generator` executable (next to the test bundle).
+    static var generatorBinary: URL {
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("generator")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return repoRoot.appendingPathComponent(".build/debug/generator")
+    }
+
+    /// Runs the CLI; returns exit status and stderr+stdout.
+    static func runCLI(_ args: [String], env: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = generatorBinary
+        p.arguments = args
+        var e = ProcessInfo.processInfo.environment
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
