@@ -66,6 +66,7 @@ enum SummaryText {
         } else {
             lines.append("Built \(out): version \(s.version) (\(s.currentVersion)), \(s.fileCount) files, \(s.totalBytes) bytes in \(String(format: "%.2f", seconds)) s")
             lines.append("  written \(s.written), unchanged \(s.linked)")
+            lines.append("  stages: " + s.stageSeconds.map { "\($0.0) \(String(format: "%.2f", $0.1)) s" }.joined(separator: ", "))
         }
         var domain = ""
         for r in s.report {

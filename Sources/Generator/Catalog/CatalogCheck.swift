@@ -25,12 +25,14 @@ struct CatalogCheck {
         out.reserveCapacity(records.count)
         var seenIds: [String: Int] = [:]
         var collisions = CollisionDetector()
-        let known = Set(f.values)
+        // Input names the mapping consumes (top-level names of dotted paths too), so the rest become specifications.
+        let known = Set(f.values).union(f.values.map { String($0.split(separator: ".").first ?? "") })
+        let paths = Dictionary(uniqueKeysWithValues: f.map { ($0.key, $0.value.split(separator: ".").map(String.init)) })
         for r in records {
             func err(_ field: String, _ msg: String) { errors.append(BuildError(file: productsFile, line: r.line, field: field, msg)) }
             func str(_ logical: String) -> String? {
-                switch r.value(f[logical]!) {
-                case .string(let s)?: return s.trimmingCharacters(in: .whitespacesAndNewlines)
+                switch r.value(paths[logical]!) {
+                case .string(let s)?: return s.trimmedFast
                 case .number(let n)?: return n.description
                 case .bool(let b)?: return b ? "true" : "false"
                 default: return nil
@@ -49,7 +51,7 @@ struct CatalogCheck {
             }
             guard let name = str("name"), !name.isEmpty else { err(f["name"]!, "is missing (product \(id))"); continue }
             var price: JSONNumber? = nil
-            switch r.value(f["price"]!) {
+            switch r.value(paths["price"]!) {
             case .number(let n)?:
                 if n.double < 0 || !n.double.isFinite { err(f["price"]!, "must be a non-negative number, found \(n)"); continue }
                 price = n
@@ -64,7 +66,7 @@ struct CatalogCheck {
             case let v?: err(f["price"]!, "expected a number, found \(v.typeName)"); continue
             }
             var inStock = true
-            switch r.value(f["inStock"]!) {
+            switch r.value(paths["inStock"]!) {
             case .bool(let b)?: inStock = b
             case .string(let s)?:
                 switch s.lowercased() {
@@ -76,14 +78,14 @@ struct CatalogCheck {
             case let v?: err(f["inStock"]!, "expected true or false, found \(v.typeName)"); continue
             }
             var ratingAverage: Double? = nil
-            if let v = r.value(f["ratingAverage"]!), !v.isNull {
+            if let v = r.value(paths["ratingAverage"]!), !v.isNull {
                 guard let d = v.doubleValue ?? v.stringValue.flatMap(Double.init), d >= 0, d <= 5 else {
                     err(f["ratingAverage"]!, "expected a rating between 0 and 5, found \(v.compactText)"); continue
                 }
                 ratingAverage = d
             }
             var ratingCount = 0
-            if let v = r.value(f["ratingCount"]!), !v.isNull {
+            if let v = r.value(paths["ratingCount"]!), !v.isNull {
                 guard let n = v.intValue ?? v.stringValue.flatMap({ Int($0) }), n >= 0 else {
                     err(f["ratingCount"]!, "expected a whole number of reviews, found \(v.compactText)"); continue
                 }
@@ -91,7 +93,7 @@ struct CatalogCheck {
             }
             var extra: [(String, String)] = []
             if case .json(let j) = r.source, let o = j.objectValue {
-                for m in o.members where !known.contains(m.key) && !known.contains(where: { $0.hasPrefix(m.key + ".") }) {
+                for m in o.members where !known.contains(m.key) {
                     switch m.value {
                     case .string(let s): extra.append((m.key, s))
                     case .number(let n): extra.append((m.key, n.description))
@@ -115,7 +117,10 @@ struct CatalogCheck {
 
     /// Case- and diacritic-folded brand key: DEWALT, Dewalt and DeWALT are one brand.
     static func brandKey(_ brand: String) -> String {
-        brand.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        if brand.utf8.allSatisfy({ $0 < 0x80 }) {  // fast path: ASCII needs only lowercasing
+            return brand.lowercased().split(separator: " ").joined(separator: " ")
+        }
+        return brand.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US_POSIX"))
             .split(whereSeparator: { $0 == " " }).joined(separator: " ")
     }
 
@@ -152,5 +157,19 @@ struct CatalogCheck {
     /// Title-cases a slug for categories created from product paths ("impact-drivers" → "Impact Drivers").
     static func nameFromSlug(_ slug: String) -> String {
         slug.split(whereSeparator: { $0 == "-" || $0 == "_" }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: " ")
+    }
+}
+
+extension String {
+    /// Trims ASCII whitespace without Foundation's CharacterSet machinery (hot path: every field of every record).
+    var trimmedFast: String {
+        let u = utf8
+        guard let first = u.first, let last = u.last else { return self }
+        func ws(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        if !ws(first) && !ws(last) { return self }
+        var lo = u.startIndex, hi = u.endIndex
+        while lo < hi, ws(u[lo]) { lo = u.index(after: lo) }
+        while hi > lo, ws(u[u.index(before: hi)]) { hi = u.index(before: hi) }
+        return String(self[lo..<hi])
     }
 }

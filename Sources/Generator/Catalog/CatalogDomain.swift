@@ -23,13 +23,18 @@ public struct CatalogDomain: Domain {
     }
 
     public func build(_ context: BuildContext) throws -> DomainResult {
+        let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
+        var t0 = Date()
+        func lap(_ what: String) { if trace { FileHandle.standardError.write(Data("  [trace] \(what): \(String(format: "%.3f", Date().timeIntervalSince(t0))) s\n".utf8)) }; t0 = Date() }
         let model = try load(context)
-        let catalog = CatalogContext(model: model, site: context.site, generatedAt: context.generatedAt)
+        lap("catalog load")
+        let catalog = CatalogContext(model: model, site: context.site, generatedAt: context.generatedAt, threads: context.threads)
         var result = DomainResult(report: model.report)
         for unit in CatalogOutputs.all {
             let files = try unit.render(catalog)
             result.files += files
             result.kinds += unit.kinds
+            lap("render \(unit.kinds.first?.name ?? "?")")
         }
         return result
     }
@@ -44,8 +49,13 @@ public struct CatalogDomain: Domain {
             throw BuildError(file: productsFile, "file not found (set catalog.products in site.json)")
         }
         var check = CatalogCheck(settings: settings, productsFile: productsFile)
+        var t0 = Date()
+        let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
+        func lap(_ what: String) { if trace { FileHandle.standardError.write(Data("  [trace] \(what): \(String(format: "%.3f", Date().timeIntervalSince(t0))) s\n".utf8)) }; t0 = Date() }
         let records = try ProductFileReader.read(productsURL, display: productsFile, threads: context.threads)
+        lap("read")
         var products = check.products(records)
+        lap("check products")
 
         let catURL = context.inputDirectory.appendingPathComponent(settings.categoriesFile)
         let catFile = context.displayPath(catURL)
@@ -153,6 +163,7 @@ public struct CatalogDomain: Domain {
             subtree[id] = set.sorted { popularity[$0] != popularity[$1] ? popularity[$0] > popularity[$1] : products[$0].id < products[$1].id }
         }
 
+        lap("policies, popularity, subtrees")
         // Featured content: every reference must exist.
         var featured: JSON? = nil
         let featURL = context.inputDirectory.appendingPathComponent(settings.featuredFile)

@@ -47,15 +47,16 @@ struct RawRecord {
     let line: Int
     let source: Source
 
-    func value(_ path: String) -> JSON? {
+    /// The value at a field path (["rating", "average"]); CSV columns are named by the joined path.
+    func value(_ path: [String]) -> JSON? {
         switch source {
         case .json(let j):
             var cur: JSON? = j
-            for part in path.split(separator: ".") { cur = cur?[String(part)] }
-            if cur == nil, path.contains(".") { return j[path] }
+            for part in path { cur = cur?[part] }
+            if cur == nil, path.count > 1 { return j[path.joined(separator: ".")] }
             return cur
         case .csv(let row):
-            guard let s = row[path] else { return nil }
+            guard let s = row[path.joined(separator: ".")] else { return nil }
             return s.isEmpty ? .null : .string(s)
         }
     }

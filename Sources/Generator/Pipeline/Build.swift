@@ -66,18 +66,29 @@ public enum Build {
         let siteFile = context.displayPath(siteURL)
         let release = try ReleaseSettings.read(site, file: siteFile)
 
+        // Fast path: same inputs and same compiler as the release in the output folder → same tree.
+        let inputDigest = try InputFingerprint.digest(input: options.input, skipBadRows: options.skipBadRows)
+        if options.previous == nil, let previous = PreviousRelease.load(from: options.output), previous.inputDigest == inputDigest {
+            summary.changed = false
+            summary.version = previous.version
+            summary.currentVersion = previous.currentVersion
+            summary.fileCount = previous.files.count + 1
+            return summary
+        }
+
         // Emit: every present domain renders its files.
         var files: [OutputFile] = []
         var kinds: [String: OutputKind] = [:]
+        stage("config")
         for domain in domains where domain.isPresent(in: context) {
             progress("\(domain.name): reading and compiling")
             let result = try domain.build(context)
+            stage(domain.name)
             files += result.files
             for k in result.kinds { kinds[k.name] = k }
             summary.report += result.report
             progress("\(domain.name): \(result.files.count) files")
         }
-        stage("emit")
 
         for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest] { kinds[k.name] = k }
         // Schemas of every kind used, then .nojekyll so GitHub Pages serves the tree as is.
@@ -93,6 +104,7 @@ public enum Build {
 
         // Manifest: compare with the previous release; identical content creates no version.
         let previous = PreviousRelease.load(from: options.previous ?? options.output)
+        stage("check")
         let digest = contentDigest(zip(files, rendered).filter { !$0.0.stampsBuildTime }.map { ($0.1.path, $0.1.sha256) })
         if let previous, previous.contentDigest == digest, options.previous == nil || options.previous == options.output {
             summary.changed = false
@@ -105,7 +117,7 @@ public enum Build {
         let currentVersion = release.versionString(day: ISODate.day(epochSeconds: options.epochSeconds), version: version, previous: previous)
         var tree = rendered.map { (path: $0.path, bytes: $0.bytes, sha256: $0.sha256, schema: $0.schema) }
         tree += try ReleaseFiles.make(version: version, currentVersion: currentVersion, generatedAt: context.generatedAt,
-                                      contentDigest: digest, current: tree, previous: previous, settings: release, site: site)
+                                      contentDigest: digest, inputDigest: inputDigest, current: tree, previous: previous, settings: release, site: site)
         stage("manifest")
 
         var byKind: [String: (Int, Int)] = [:]

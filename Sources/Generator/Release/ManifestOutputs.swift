@@ -10,7 +10,7 @@ enum ManifestKinds {
         name: "file-index", pathTemplate: "releases/{version}/files.json",
         summary: "Immutable index of a release: every file of the tree with its SHA-256, size and schema.",
         schema: S.object(["version": S.integer(min: 1), "currentVersion": S.nonEmptyString, "generatedAt": S.dateTime,
-                          "contentDigest": S.sha256, "files": S.array(fileEntry)]))
+                          "contentDigest": S.sha256, "inputDigest": S.sha256, "files": S.array(fileEntry)]))
 
     static let deltaEntry = S.object(["path": S.relativePath, "sha256": S.sha256, "size": S.nonNegativeInteger])
     static let delta = OutputKind(

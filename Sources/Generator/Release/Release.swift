@@ -15,6 +15,8 @@ public struct PreviousRelease: Sendable {
     public var version: Int
     public var currentVersion: String
     public var contentDigest: String
+    /// Digest of the inputs and the compiler that built it (see InputFingerprint).
+    public var inputDigest: String
     public var files: [FileEntry]
     public var root: URL
 
@@ -35,6 +37,7 @@ public struct PreviousRelease: Sendable {
         return PreviousRelease(version: manifest["version"]?.intValue ?? 0,
                                currentVersion: manifest["currentVersion"]?.stringValue ?? "",
                                contentDigest: index["contentDigest"]?.stringValue ?? "",
+                               inputDigest: index["inputDigest"]?.stringValue ?? "",
                                files: all, root: root)
     }
 }

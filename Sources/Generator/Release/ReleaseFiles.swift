@@ -6,7 +6,7 @@ import Schemas
 enum ReleaseFiles {
     typealias TreeFile = (path: String, bytes: [UInt8], sha256: String, schema: String?)
 
-    static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String,
+    static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
                      current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig) throws -> [TreeFile] {
         let writer = JSONWriter()
         var out: [TreeFile] = []
@@ -77,7 +77,7 @@ enum ReleaseFiles {
         let listed = (current + out).sorted { $0.path < $1.path }
         let index: JSON = .obj([
             "version": .int(version), "currentVersion": .string(currentVersion), "generatedAt": .string(generatedAt),
-            "contentDigest": .string(contentDigest),
+            "contentDigest": .string(contentDigest), "inputDigest": .string(inputDigest),
             "files": .array(listed.map { .obj(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.bytes.count),
                                                "schema": .optional($0.schema)]) }),
         ])

@@ -28,7 +28,7 @@ public struct TreeWriter {
         let exists = fm.fileExists(atPath: output.path)
         // Nothing changed: leave the tree (and every timestamp in it) alone.
         if exists, previous.count == files.count,
-           zip(files, hashes).allSatisfy({ previous[$0.0.path] == $0.1 && fm.fileExists(atPath: output.appendingPathComponent($0.0.path).path) }) {
+           zip(files, hashes).allSatisfy({ previous[$0.0.path] == $0.1 && access(output.path + "/" + $0.0.path, F_OK) == 0 }) {
             return stats
         }
         stats.unchanged = false
@@ -38,12 +38,22 @@ public struct TreeWriter {
         try? fm.removeItem(at: staging)
         try fm.createDirectory(at: staging, withIntermediateDirectories: true)
         do {
+            // Plain string paths: Foundation's URL manipulation is slow on Linux, and this runs per file.
+            let stagingPath = staging.path, outputPath = output.path
             var dirs = Set<String>()
             for f in files {
-                var d = (f.path as NSString).deletingLastPathComponent
-                while !d.isEmpty, dirs.insert(d).inserted { d = (d as NSString).deletingLastPathComponent }
+                var d = Substring(f.path)
+                while let slash = d.lastIndex(of: "/") {
+                    d = d[..<slash]
+                    if !dirs.insert(String(d)).inserted { break }
+                }
             }
-            for d in dirs.sorted() { try fm.createDirectory(at: staging.appendingPathComponent(d), withIntermediateDirectories: true) }
+            // Parents sort before children, so plain mkdir(2) suffices (much cheaper than FileManager).
+            for d in dirs.sorted() {
+                if mkdir(stagingPath + "/" + d, 0o755) != 0 && errno != EEXIST {
+                    throw BuildError(file: output.path, "cannot create folder \(d) (\(String(cString: strerror(errno))))")
+                }
+            }
 
             var failures = [String?](repeating: nil, count: files.count)
             var linkedFlags = [Bool](repeating: false, count: files.count)
@@ -54,9 +64,9 @@ public struct TreeWriter {
                         let lo = c * files.count / max(chunks, 1), hi = (c + 1) * files.count / max(chunks, 1)
                         for i in lo..<hi {
                             let f = files[i]
-                            let dest = staging.appendingPathComponent(f.path).path
+                            let dest = stagingPath + "/" + f.path
                             if exists, previous[f.path] == hashes[i] {
-                                let src = output.appendingPathComponent(f.path).path
+                                let src = outputPath + "/" + f.path
                                 if link(src, dest) == 0 { linked[i] = true; continue }
                             }
                             let fd = open(dest, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -79,7 +89,8 @@ public struct TreeWriter {
             if let msg = failures.compactMap({ $0 }).first { throw BuildError(file: output.path, msg) }
             stats.linked = linkedFlags.filter { $0 }.count
             stats.written = files.count - stats.linked
-            stats.removed = previous.keys.filter { p in !files.contains { $0.path == p } }.count
+            let newPaths = Set(files.map(\.path))
+            stats.removed = previous.keys.filter { !newPaths.contains($0) }.count
             try swap(staging: staging, exists: exists)
         } catch {
             try? fm.removeItem(at: staging)

@@ -2,10 +2,36 @@ import Foundation
 import Schemas
 
 /// What catalog output units render from.
-struct CatalogContext {
+final class CatalogContext {
     let model: CatalogModel
     let site: SiteConfig
     let generatedAt: String
+    let threads: Int
+
+    init(model: CatalogModel, site: SiteConfig, generatedAt: String, threads: Int) {
+        self.model = model; self.site = site; self.generatedAt = generatedAt; self.threads = threads
+    }
+
+    /// Each product's list entry, built once and shared by every page that lists it.
+    lazy var listEntries: [JSON] = (try? parallelMap(model.products.indices.map { $0 }) { CategoryPageOutput.productJSON(self.model.products[$0], self) }) ?? []
+
+    /// Maps in parallel chunks; the result order is the input order, whatever the thread count.
+    func parallelMap<T, R>(_ items: [T], _ f: (T) throws -> R) throws -> [R] {
+        if threads == 1 || items.count < 256 { return try items.map(f) }
+        var out = [R?](repeating: nil, count: items.count)
+        var firstError: Error?
+        let lock = NSLock()
+        let chunks = threads * 8
+        out.withUnsafeMutableBufferPointer { buf in
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                for i in (c * items.count / chunks)..<((c + 1) * items.count / chunks) {
+                    do { buf[i] = try f(items[i]) } catch { lock.lock(); if firstError == nil { firstError = error }; lock.unlock() }
+                }
+            }
+        }
+        if let firstError { throw firstError }
+        return out.map { $0! }
+    }
 
     func brandName(_ p: Product) -> String { p.brand ?? model.unbrandedName }
     func categoryName(_ p: Product) -> String { model.categories[p.categoryId]?.name ?? p.categoryId }

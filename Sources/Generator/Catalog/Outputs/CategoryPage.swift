@@ -42,7 +42,7 @@ struct CategoryPageOutput: CatalogOutput {
                 let json: JSON = .obj([
                     "category_id": .string(node.path), "category_name": .string(node.name), "total_products": .int(items.count),
                     "page": .int(page), "per_page": .int(c.site.pageSize > 0 ? size : items.count), "total_pages": .int(pages),
-                    "next_page": next, "products": .array(slice.map { Self.productJSON(m.products[$0], c) }),
+                    "next_page": next, "products": .array(slice.map { c.listEntries[$0] }),
                 ])
                 files.append(OutputFile(path: path, json: json, kind: Self.kind))
             }

@@ -20,7 +20,7 @@ struct ProductDetailsOutput: CatalogOutput {
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
         let m = c.model
-        return m.products.map { p in
+        return try c.parallelMap(m.products) { p in
             let node = m.categories[p.categoryId]
             var trail: [String] = []
             var cur: String? = p.categoryId

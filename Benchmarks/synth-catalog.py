@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""Writes a deterministic synthetic catalog of N products derived from the real corpus.
+
+Usage: synth-catalog.py SHARED_CATALOG_DIR OUT_INPUT_DIR N
+Each synthetic product is a real one with a new id, a numbered name variant, a price nudged
+deterministically and the same category, so category and brand structure stay realistic.
+"""
+import json, os, sys
+
+src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+products = [json.loads(l) for l in open(os.path.join(src, "products.jsonl"))]
+os.makedirs(os.path.join(out, "catalog"), exist_ok=True)
+with open(os.path.join(out, "catalog", "products.jsonl"), "w") as f:
+    for i in range(n):
+        p = dict(products[i % len(products)])
+        gen = i // len(products)
+        if gen:
+            p["itemId"] = f"{p['itemId']}-{gen}"
+            p["name"] = f"{p['name']} (Series {gen})"
+            if p.get("price") is not None:
+                p["price"] = round(p["price"] * (1 + (gen % 7) / 100), 2)
+        f.write(json.dumps(p) + "\n")
+with open(os.path.join(src, "categories.json")) as s, open(os.path.join(out, "catalog", "categories.json"), "w") as d:
+    d.write(s.read())
+with open(os.path.join(out, "site.json"), "w") as f:
+    json.dump({"siteName": "Synthetic", "baseURL": "https://example.github.io/synthetic/", "appVersion": "1.0.0",
+               "urlScheme": "synthetic", "catalog": {"fields": {"id": "itemId"}}}, f, indent=1)
