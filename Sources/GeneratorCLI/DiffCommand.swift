@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Generator
+import Schemas
+
+struct DiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Compare two built trees (e.g. the published release and a pull request's build).",
+        discussion: """
+        Exit codes: 0 no differences, 1 differences (with --fail-on breaking: breaking changes only), 2 error.
+        Breaking: an output kind or a fixed path removed, or a schema change installed apps would reject \
+        (a required property removed or renamed, a type changed or narrowed, an enum value removed).
+        """)
+
+    enum Format: String, ExpressibleByArgument { case text, markdown, json }
+    enum FailOn: String, ExpressibleByArgument { case any, breaking, never }
+
+    @Argument(help: "The older tree.") var old: String
+    @Argument(help: "The newer tree.") var new: String
+    @Option(help: "Output format: text, markdown (CI job summary, PR comment) or json.") var format: Format = .text
+    @Option(name: .customLong("fail-on"), help: "When to exit 1: any difference (default), breaking changes only, or never.")
+    var failOn: FailOn = .any
+
+    func run() throws {
+        let diff: TreeDiff
+        do { diff = try TreeDiff.compare(old: URL(fileURLWithPath: old), new: URL(fileURLWithPath: new)) } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        switch format {
+        case .text: print(diff.text())
+        case .markdown: print(diff.markdown())
+        case .json: print(try JSONWriter(pretty: true).string(diff.json()), terminator: "")
+        }
+        switch failOn {
+        case .any: if !diff.isEmpty { throw ExitCode(1) }
+        case .breaking: if !diff.breaking.isEmpty { throw ExitCode(1) }
+        case .never: break
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import XCTest
+import Foundation
+@testable import Generator
+import Schemas
+
+/// Release 1 from the real corpus, then 10 price changes, 3 removals, 2 additions → release 2.
+final class ReleaseTests: XCTestCase {
+    func realInput(editing: (inout [String]) -> Void) throws -> URL {
+        let dir = RealCorpusTests.realInput()
+        let productsURL = dir.appendingPathComponent("catalog/products.jsonl")
+        var lines = try String(contentsOf: productsURL, encoding: .utf8).split(separator: "\n").map(String.init)
+        editing(&lines)
+        try FileManager.default.removeItem(at: productsURL)
+        try (lines.joined(separator: "\n") + "\n").write(to: productsURL, atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    func testTwoReleasesDeltaPatchesAndNoChangeBuild() throws {
+        let out = TestSupport.tempDir("rel").appendingPathComponent("dist")
+        let input1 = try realInput { _ in }
+        let r1 = try Build.run(BuildOptions(input: input1, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        let v1 = TestSupport.snapshot(out)
+        let oldCopy = TestSupport.tempDir("old")
+        for (p, d) in v1 { let u = oldCopy.appendingPathComponent(p); try FileManager.default.createDirectory(at: u.deletingLastPathComponent(), withIntermediateDirectories: true); try d.write(to: u) }
+
+        var repriced: [String] = [], removed: [String] = [], added = ["900000001", "900000002"]
+        let input2 = try realInput { lines in
+            var priced = lines.indices.filter { !lines[$0].contains("\"price\": null") }
+            for i in priced.prefix(10) {
+                var o = try! JSONSerialization.jsonObject(with: Data(lines[i].utf8)) as! [String: Any]
+                o["price"] = ((o["price"] as! NSNumber).doubleValue + 1.25)
+                repriced.append(o["itemId"] as! String)
+                lines[i] = String(data: try! JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]), encoding: .utf8)!
+            }
+            priced.removeFirst(10)
+            for i in priced.suffix(3).reversed() {
+                removed.append((try! JSONSerialization.jsonObject(with: Data(lines[i].utf8)) as! [String: Any])["itemId"] as! String)
+                lines.remove(at: i)
+            }
+            for id in added {
+                lines.append(#"{"itemId":"\#(id)","name":"Test Cordless Drill \#(id)","description":"new","brand":"DEWALT","price":99.5,"currency":"USD","inStock":true,"imageUrl":"https://x.example/a.jpg","rating":{"average":4,"count":2},"category":"tools/drills"}"#)
+            }
+        }
+        let r2 = try Build.run(BuildOptions(input: input2, output: out, threads: 2, epochSeconds: 1_700_086_400))
+        XCTAssertEqual(r2.version, r1.version + 1)
+        XCTAssertEqual(r2.currentVersion, "2023.11.15.1")
+        let v2 = TestSupport.snapshot(out)
+
+        // The delta lists exactly the files whose bytes differ (release bookkeeping aside).
+        let deltaJSON = try JSONReader.parse(v2["releases/2/delta-from-1.json"]!)
+        func paths(_ k: String) -> Set<String> { Set(deltaJSON[k]!.arrayValue!.map { $0["path"]!.stringValue! }) }
+        let content1 = v1.filter { !$0.key.hasPrefix("releases/") && $0.key != "update-manifest.json" }
+        let content2 = v2.filter { !$0.key.hasPrefix("releases/") && $0.key != "update-manifest.json" }
+        XCTAssertEqual(paths("added"), Set(content2.keys).subtracting(content1.keys))
+        XCTAssertEqual(paths("removed"), Set(content1.keys).subtracting(content2.keys))
+        XCTAssertEqual(paths("changed"), Set(content1.keys.filter { content2[$0] != nil && content2[$0] != content1[$0] }))
+        for id in repriced { XCTAssertTrue(paths("changed").contains("products/\(id)/details.json"), id) }
+        for id in removed { XCTAssertTrue(paths("removed").contains("products/\(id)/details.json"), id) }
+        for id in added { XCTAssertTrue(paths("added").contains("products/\(id)/details.json"), id) }
+        for p in ["SUMMARY.json", "categories/index.json", "app-config.json"] { XCTAssertTrue(paths("changed").contains(p), p) }
+        // An untouched product's page is not in the delta.
+        XCTAssertFalse(paths("changed").contains { $0.hasPrefix("products/") && !repriced.contains(String($0.split(separator: "/")[1])) })
+
+        // Every JSON Patch applied to the old file gives the new file, byte for byte.
+        var patched = 0
+        for c in deltaJSON["changed"]!.arrayValue! {
+            guard let patch = c["patch"] else { continue }
+            let path = c["path"]!.stringValue!
+            let result = try JSONPatch.apply(patch, to: try JSONReader.parse(v1[path]!))
+            XCTAssertEqual(Data(try JSONWriter().bytes(result)), v2[path], path)
+            patched += 1
+        }
+        XCTAssertGreaterThan(patched, 10)
+
+        // The same patches through python's jsonpatch (scripts/check-patches.py).
+        let py = Process()
+        py.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        py.arguments = ["python3", TestSupport.repoRoot.appendingPathComponent("scripts/check-patches.py").path, oldCopy.path, out.path]
+        let pipe = Pipe(); py.standardOutput = pipe; py.standardError = pipe
+        try py.run(); let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self); py.waitUntilExit()
+        if !text.contains("No module named") {
+            XCTAssertEqual(py.terminationStatus, 0, text)
+            XCTAssertTrue(text.contains("\(patched) passed, 0 failed"), text)
+        }
+
+        // The app-side planner turns release 1's files into release 2's, verified.
+        let manifest = try JSONReader.parse(v2["update-manifest.json"]!)
+        let index = try JSONReader.parse(v2[manifest["fileIndex"]!["path"]!.stringValue!]!)
+        let idx1 = try JSONReader.parse(v1["releases/1/files.json"]!)
+        var current: [String: (sha256: String, size: Int)] = [:]
+        for f in idx1["files"]!.arrayValue! { current[f["path"]!.stringValue!] = (f["sha256"]!.stringValue!, f["size"]!.intValue!) }
+        let plan = try UpdatePlanner.plan(currentVersion: 1, current: current, manifest: manifest, newIndex: index, delta: deltaJSON)
+        XCTAssertTrue(plan.steps.contains { if case .patch = $0 { return true }; return false })
+        let have = Dictionary(uniqueKeysWithValues: v1.filter { current[$0.key] != nil }.map { ($0.key, [UInt8]($0.value)) })
+        let updated = try UpdatePlanner.apply(plan, files: have) { [UInt8](v2[$0]!) }
+        for f in index["files"]!.arrayValue! { let p = f["path"]!.stringValue!; XCTAssertEqual(updated[p].map { Data($0) }, v2[p], p) }
+        XCTAssertThrowsError(try UpdatePlanner.plan(currentVersion: 3, current: current, manifest: manifest, newIndex: index, delta: nil))
+
+        // A third build with no input change creates no version and writes nothing.
+        let r3 = try Build.run(BuildOptions(input: input2, output: out, threads: 2, epochSeconds: 1_700_200_000))
+        XCTAssertFalse(r3.changed)
+        XCTAssertEqual(r3.version, r2.version)
+        XCTAssertEqual(TestSupport.snapshot(out), v2)
+
+        // The manifest stays small.
+        XCTAssertLessThanOrEqual(v2["update-manifest.json"]!.count, 4096)
+    }
+}
