@@ -63,6 +63,24 @@ enum TestSupport {
         return repoRoot.appendingPathComponent(".build/debug/generator")
     }
 
+    /// Runs a program found on PATH (or an absolute path) in `cwd`; returns exit status and stderr+stdout.
+    static func run(_ command: [String], cwd: URL? = nil, env: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = command
+        if let cwd { p.currentDirectoryURL = cwd }
+        var e = ProcessInfo.processInfo.environment
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// Runs the CLI; returns exit status and stderr+stdout.
     static func runCLI(_ args: [String], env: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let p = Process()

@@ -67,8 +67,10 @@ public enum Build {
         let release = try ReleaseSettings.read(site, file: siteFile)
 
         // Fast path: same inputs and same compiler as the release in the output folder → same tree.
+        // Only for the standard domains: the fingerprint knows the executable, not domains passed in by a caller.
         let inputDigest = try InputFingerprint.digest(input: options.input, skipBadRows: options.skipBadRows)
-        if options.previous == nil, let previous = PreviousRelease.load(from: options.output), previous.inputDigest == inputDigest {
+        let standardDomains = domains.map(\.name) == Build.domains.map(\.name)
+        if options.previous == nil, standardDomains, let previous = PreviousRelease.load(from: options.output), previous.inputDigest == inputDigest {
             summary.changed = false
             summary.version = previous.version
             summary.currentVersion = previous.currentVersion
@@ -90,12 +92,15 @@ public enum Build {
             progress("\(domain.name): \(result.files.count) files")
         }
 
-        for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest] { kinds[k.name] = k }
-        // Schemas of every kind used, then .nojekyll so GitHub Pages serves the tree as is.
+        let previous = PreviousRelease.load(from: options.previous ?? options.output)
+        for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest, OpenAPIDocument.kind] { kinds[k.name] = k }
+        // Schemas of every kind used, then the files GitHub Pages needs: .nojekyll (serve the tree as is) and 404.html.
         for k in kinds.values.sorted(by: { $0.name < $1.name }) {
             files.append(OutputFile(path: k.schemaPath, json: SchemaPublisher.document(for: k, baseURL: site.baseURL), kind: SchemaPublisher.metaKind))
         }
         files.append(OutputFile(path: ".nojekyll", bytes: []))
+        files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site)))
+        files.append(try openAPI(files: files, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site, hasPrevious: previous != nil && release.keep > 0))
 
         // Serialise in parallel; results land in input order, so output is independent of threads.
         let rendered = try serialise(files, threads: options.threads)
@@ -103,7 +108,6 @@ public enum Build {
         summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.bytes.count) })
 
         // Manifest: compare with the previous release; identical content creates no version.
-        let previous = PreviousRelease.load(from: options.previous ?? options.output)
         stage("check")
         let digest = contentDigest(zip(files, rendered).filter { !$0.0.stampsBuildTime }.map { ($0.1.path, $0.1.sha256) })
         if let previous, previous.contentDigest == digest, options.previous == nil || options.previous == options.output {
@@ -139,6 +143,20 @@ public enum Build {
         summary.version = version
         summary.currentVersion = currentVersion
         return summary
+    }
+
+    /// `openapi.json` describes the files of this release, including the release files written after it
+    /// (file index, update manifest, and deltas when there is a release to compare with).
+    /// It only restates the other files' paths, so it is left out of the content digest: the appearance of the
+    /// delta path on a second build must not make a release of its own.
+    static func openAPI(files: [OutputFile], kinds: [OutputKind], site: SiteConfig, hasPrevious: Bool) throws -> OutputFile {
+        var paths = files.map { (path: $0.path, kind: $0.kind?.name) }
+        paths.append(("releases/1/files.json", ManifestKinds.fileIndex.name))
+        paths.append(("update-manifest.json", ManifestKinds.manifest.name))
+        if hasPrevious { paths.append(("releases/2/delta-from-1.json", ManifestKinds.delta.name)) }
+        paths.append((OpenAPIDocument.path, OpenAPIDocument.kind.name))
+        let doc = try OpenAPIDocument.render(kinds: kinds, files: paths, site: site)
+        return OutputFile(path: OpenAPIDocument.path, json: doc, kind: OpenAPIDocument.kind, stampsBuildTime: true)
     }
 
     struct Rendered { let path: String; let bytes: [UInt8]; let sha256: String; let schema: String? }

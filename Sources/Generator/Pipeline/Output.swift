@@ -31,8 +31,8 @@ public struct OutputFile: Sendable {
     public let content: Content
     /// The kind it belongs to (its schema); nil only for non-JSON files such as `.nojekyll`.
     public let kind: OutputKind?
-    /// True when the file carries the build time (so it changes with SOURCE_DATE_EPOCH alone).
-    /// Release logic ignores such files when deciding whether content changed.
+    /// True when the file carries the build time (so it changes with SOURCE_DATE_EPOCH alone) or only restates
+    /// the other files (openapi.json). Release logic ignores such files when deciding whether content changed.
     public let stampsBuildTime: Bool
 
     public init(path: String, json: JSON, kind: OutputKind, stampsBuildTime: Bool = false) {

@@ -1,0 +1,151 @@
+import Foundation
+import Schemas
+
+/// `openapi.json`: an OpenAPI 3.1 description of the tree. Every path template becomes a GET operation whose
+/// response schema `$ref`s the published JSON Schema, so standard OpenAPI tools can generate app clients.
+///
+/// Path templates come from the kinds' declarations. A parameter may stand for an id that maps to several path
+/// segments (nested category ids such as `tools/power-drills`); OpenAPI parameters cannot hold a `/`, so such a
+/// template is expanded into one path per depth that occurs in this tree (`{categoryId1}/{categoryId2}`).
+public enum OpenAPIDocument {
+    public static let path = "openapi.json"
+
+    public static let kind = OutputKind(
+        name: "openapi", pathTemplate: "openapi.json",
+        summary: "OpenAPI 3.1 description of every path of the tree, each response schema referring to its published JSON Schema.",
+        schema: S.object([
+            "openapi": S.string(pattern: #"^3\.1\.\d+$"#),
+            "info": S.object(["title": S.nonEmptyString, "version": S.nonEmptyString, "description": S.string]),
+            "servers": S.array(S.object(["url": S.url]), minItems: 1),
+            "paths": .obj(["type": "object", "minProperties": 1,
+                           "propertyNames": S.string(pattern: "^/"),
+                           "additionalProperties": .obj(["type": "object", "required": ["get"]])]),
+        ]))
+
+    /// A path template split into literal text and parameters.
+    struct Template {
+        enum Part: Equatable { case literal(String), parameter(String) }
+        let parts: [Part]
+
+        init(_ text: String) {
+            var parts: [Part] = []
+            var rest = Substring(text)
+            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+                if open > rest.startIndex { parts.append(.literal(String(rest[..<open]))) }
+                parts.append(.parameter(String(rest[rest.index(after: open)..<close])))
+                rest = rest[rest.index(after: close)...]
+            }
+            if !rest.isEmpty { parts.append(.literal(String(rest))) }
+            self.parts = parts
+        }
+
+        /// The number of path segments each parameter takes in `path`, or nil when the path does not fit.
+        /// Parameters take one segment when possible (left to right), more only when needed.
+        func match(_ path: String) -> [Int]? {
+            let chars = Array(path)
+            func go(_ i: Int, _ pos: Int) -> [Int]? {
+                if i == parts.count { return pos == chars.count ? [] : nil }
+                switch parts[i] {
+                case .literal(let lit):
+                    let l = Array(lit)
+                    guard pos + l.count <= chars.count, Array(chars[pos..<pos + l.count]) == l else { return nil }
+                    return go(i + 1, pos + l.count)
+                case .parameter:
+                    // Shortest value first: a parameter is non-empty; it may cross "/" only to fit the rest.
+                    var end = pos + 1
+                    while end <= chars.count {
+                        let value = chars[pos..<end]
+                        if value.first == "/" || value.last == "/" { end += 1; continue }
+                        if let rest = go(i + 1, end) { return [value.filter { $0 == "/" }.count + 1] + rest }
+                        end += 1
+                    }
+                    return nil
+                }
+            }
+            return go(0, 0)
+        }
+
+        /// The template with each parameter spread over the given number of segments.
+        func expanded(_ depths: [Int]) -> (path: String, parameters: [String]) {
+            var out = "", names: [String] = [], p = 0
+            for part in parts {
+                switch part {
+                case .literal(let l): out += l
+                case .parameter(let name):
+                    let d = depths[p]; p += 1
+                    let segs = d == 1 ? [name] : (1...d).map { "\(name)\($0)" }
+                    out += segs.map { "{\($0)}" }.joined(separator: "/")
+                    names += segs
+                }
+            }
+            return (out, names)
+        }
+    }
+
+    /// Builds the document from the kinds in use and the files of the tree (path → kind name; nil for non-JSON files).
+    /// Throws when a file fits no template of its kind: the declaration and the emitter disagree.
+    public static func render(kinds: [OutputKind], files: [(path: String, kind: String?)], site: SiteConfig) throws -> JSON {
+        let byName = Dictionary(kinds.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        // Which expansions of each kind's template occur in this tree.
+        var depthsByKind: [String: Set<[Int]>] = [:]
+        for f in files {
+            guard let name = f.kind, let k = byName[name] else { continue }
+            guard let d = Template(k.pathTemplate).match(f.path) else {
+                throw BuildError(file: f.path, field: name, "does not fit its kind's path template \(k.pathTemplate)")
+            }
+            depthsByKind[name, default: []].insert(d)
+        }
+        var paths: [(String, JSON)] = []
+        for k in kinds.sorted(by: { $0.name < $1.name }) {
+            for depths in (depthsByKind[k.name] ?? []).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                let (p, params) = Template(k.pathTemplate).expanded(depths)
+                paths.append(("/" + p, operation(kind: k, parameters: params, variant: depths.contains { $0 > 1 } ? depths : nil)))
+            }
+        }
+        // Files outside the JSON kinds.
+        let response404: JSON = .obj(["description": "Not found (GitHub Pages serves 404.html)."])
+        paths.append(("/" + NotFoundPage.path, .obj(["get": .obj([
+            "operationId": "getNotFoundPage", "summary": .string(NotFoundPage.summary),
+            "responses": .obj(["200": .obj(["description": "HTML page.", "content": .obj(["text/html": .obj(["schema": .obj(["type": "string"])])])])]),
+        ])])))
+        paths.append(("/.nojekyll", .obj(["get": .obj([
+            "operationId": "getNoJekyllMarker", "summary": "Empty marker that turns off Jekyll processing on GitHub Pages.",
+            "responses": .obj(["200": .obj(["description": "Empty file.", "content": .obj(["application/octet-stream": .obj(["schema": .obj(["type": "string", "maxLength": 0])])])]),
+                               "404": response404]),
+        ])])))
+        paths.sort { $0.0 < $1.0 }
+        return .obj([
+            "openapi": "3.1.0",
+            "info": .obj(["title": .string(site.siteName + " static JSON API"), "version": .string(site.appVersion),
+                          "description": "Read-only JSON files served from static hosting. Start with update-manifest.json; every file is listed with its SHA-256 in the release's file index."]),
+            "servers": .array([.obj(["url": .string(site.baseURL)])]),
+            "paths": .object(JSONObject(paths)),
+        ])
+    }
+
+    static func operation(kind: OutputKind, parameters: [String], variant: [Int]?) -> JSON {
+        // Schema files are themselves JSON Schemas: refer to the meta-schema by description only, so no tool
+        // has to fetch json-schema.org to read this document.
+        let schema: JSON = kind.name == SchemaPublisher.metaKind.name
+            ? .obj(["type": "object", "description": .string("A JSON Schema document (\(SchemaPublisher.metaSchemaURI)).")])
+            : .obj(["$ref": .string(kind.schemaPath)])
+        var opId = kind.name.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        if let variant { opId += "Depth" + variant.map(String.init).joined(separator: "x") }
+        var op = JSONObject([
+            ("operationId", .string("get" + opId)),
+            ("summary", .string(kind.summary)),
+        ])
+        if !parameters.isEmpty {
+            op.append("parameters", .array(parameters.map { name in
+                .obj(["name": .string(name), "in": "path", "required": true,
+                      "schema": .obj(["type": "string", "pattern": "^[A-Za-z0-9._~-]+$"])])
+            }))
+        }
+        op.append("responses", .obj([
+            "200": .obj(["description": .string(kind.summary),
+                         "content": .obj(["application/json": .obj(["schema": schema])])]),
+            "404": .obj(["description": "Not in this release."]),
+        ]))
+        return .obj(["get": .object(op)])
+    }
+}
