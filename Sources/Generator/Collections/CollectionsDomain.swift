@@ -1,0 +1,147 @@
+import Foundation
+import Schemas
+
+/// Collections: any tabular dataset declared in `input/collections/<name>.json` becomes paginated list pages,
+/// one file per item, an index with facet counts and exact statistics, and a JSON Schema generated from the
+/// declaration — the way Hugo turns data files into pages, but typed and validated.
+public struct CollectionsDomain: Domain {
+    public let name = "collections"
+    public init() {}
+
+    /// `collections.folder` in site.json (default `collections`), relative to the input folder.
+    func folder(_ context: BuildContext) throws -> URL {
+        var s = try context.site.section("collections", file: "site.json")
+        let f = try s.string("folder", default: "collections")
+        try s.finish()
+        return context.inputDirectory.appendingPathComponent(f)
+    }
+
+    func declarationFiles(_ context: BuildContext) throws -> [URL] {
+        let dir = try folder(context)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.sorted().map { dir.appendingPathComponent($0) }
+    }
+
+    public func isPresent(in context: BuildContext) -> Bool {
+        !((try? declarationFiles(context)) ?? []).isEmpty
+    }
+
+    public func build(_ context: BuildContext) throws -> DomainResult {
+        var result = DomainResult()
+        var errors: [BuildError] = []
+        for url in try declarationFiles(context) {
+            do {
+                let decl = try CollectionDeclaration.load(url, display: context.displayPath(url))
+                let model = try load(decl, context)
+                let out = try CollectionOutputs.render(model, context)
+                result.files += out.files
+                result.kinds += out.kinds
+                result.report += model.report
+            } catch let e as BuildError { errors.append(e) } catch let e as BuildErrors { errors += e.errors }
+        }
+        if !errors.isEmpty { throw BuildErrors(errors) }
+        return result
+    }
+
+    /// Read → Check: every record converted to its declared types; errors name file, line, field and expected type.
+    func load(_ decl: CollectionDeclaration, _ context: BuildContext) throws -> CollectionModel {
+        var items: [CollectionItem] = []
+        var errors: [BuildError] = []
+        var skipped = 0
+        var paths = CollisionDetector()
+        var seenIds: [String: (String, Int)] = [:]
+        let idField = decl.field(decl.idField)!
+        for source in decl.sources {
+            let url = context.inputDirectory.appendingPathComponent(source)
+            let display = context.displayPath(url)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw BuildError(file: decl.file, field: "sources", "\(source) not found (paths are relative to the input folder)")
+            }
+            let records = try ProductFileReader.read(url, display: display, threads: context.threads)
+            for r in records {
+                var rowErrors: [BuildError] = []
+                var values = JSONObject()
+                if case .json(let j) = r.source, j.objectValue == nil {
+                    rowErrors.append(BuildError(file: display, line: r.line, "expected an object, found \(j.typeName)"))
+                }
+                for f in decl.fields {
+                    let raw = r.value(f.from.split(separator: ".").map(String.init))
+                    let isCSV: Bool = { if case .csv = r.source { return true }; return false }()
+                    switch raw {
+                    case nil:
+                        if f.required { rowErrors.append(BuildError(file: display, line: r.line, field: f.from, "required field is missing (expected \(f.type.rawValue))")) }
+                    case .null?:
+                        if f.nullable { values.append(f.key, .null) }
+                        else if isCSV && f.type == .stringArray { values.append(f.key, .array([])) }   // an empty list
+                        else if isCSV && !f.required { /* an empty cell of an optional field: missing */ }
+                        else { rowErrors.append(BuildError(file: display, line: r.line, field: f.from, "is null or empty, but the field is not nullable (expected \(f.type.rawValue))")) }
+                    case let v?:
+                        do { values.append(f.key, try CollectionValues.convert(v, f)) }
+                        catch let m as CollectionValues.Mismatch { rowErrors.append(BuildError(file: display, line: r.line, field: f.from, m.message)) }
+                    }
+                }
+                if rowErrors.isEmpty {
+                    let idValue = values[decl.idField]!
+                    let id = idValue.stringValue ?? idValue.numberValue!.description
+                    do {
+                        let segment = try SafePath.segment(id)
+                        if let (file, line) = seenIds[id] {
+                            rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "duplicate id \"\(id)\" (first at \(file):\(line))"))
+                        } else if let other = paths.claim(path: segment, id: id) {
+                            rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "id \"\(id)\" would share the file items/\(segment).json with id \"\(other)\" on a case-insensitive file system"))
+                        } else {
+                            seenIds[id] = (display, r.line)
+                            items.append(CollectionItem(id: id, segment: segment, values: values))
+                        }
+                    } catch let rej as SafePath.Rejection {
+                        rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "id \"\(id)\" cannot be a file name: it \(rej)"))
+                    }
+                }
+                if !rowErrors.isEmpty {
+                    if context.skipBadRows { skipped += 1 } else { errors += rowErrors }
+                    if errors.count >= 50 { throw BuildErrors(errors) }
+                }
+            }
+        }
+        if !errors.isEmpty { throw BuildErrors(errors) }
+        items.sort { a, b in Self.precedes(a, b, decl) }
+        var report = [ReportItem(domain: name, key: "\(decl.name): items", count: items.count)]
+        if skipped > 0 { report.append(ReportItem(domain: name, key: "\(decl.name): bad rows skipped", count: skipped, policy: "--skip-bad-rows: left out")) }
+        return CollectionModel(declaration: decl, items: items, report: report)
+    }
+
+    /// Declared sort keys (missing and null last, whatever the order), then the id, so order never depends on input order.
+    static func precedes(_ a: CollectionItem, _ b: CollectionItem, _ decl: CollectionDeclaration) -> Bool {
+        for key in decl.sort {
+            let x = a.values[key.field], y = b.values[key.field]
+            let xNull = x == nil || x!.isNull, yNull = y == nil || y!.isNull
+            if xNull != yNull { return !xNull }
+            if xNull { continue }
+            if let c = compare(x!, y!), c != 0 { return key.descending ? c > 0 : c < 0 }
+        }
+        if let c = compare(a.values[decl.idField]!, b.values[decl.idField]!), c != 0 { return c < 0 }
+        return a.id < b.id
+    }
+
+    static func compare(_ x: JSON, _ y: JSON) -> Int? {
+        switch (x, y) {
+        case (.number(let a), .number(let b)): return a == b ? 0 : (a < b ? -1 : 1)
+        case (.string(let a), .string(let b)): return a == b ? 0 : (a < b ? -1 : 1)   // ISO dates sort as text
+        case (.bool(let a), .bool(let b)): return a == b ? 0 : (!a ? -1 : 1)
+        default: return nil
+        }
+    }
+}
+
+struct CollectionItem {
+    let id: String
+    /// The id as a file name (`items/{segment}.json`).
+    let segment: String
+    let values: JSONObject
+}
+
+struct CollectionModel {
+    let declaration: CollectionDeclaration
+    let items: [CollectionItem]
+    let report: [ReportItem]
+}

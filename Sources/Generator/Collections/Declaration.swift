@@ -1,0 +1,228 @@
+import Foundation
+import Schemas
+
+/// A collection declared in `input/collections/<name>.json`: where its records come from, the type of each field,
+/// and the shape of its list pages. Read strictly: an unknown key is an error naming the file and the key.
+public struct CollectionDeclaration: Sendable {
+    public enum FieldType: String, Sendable, CaseIterable {
+        case string, integer, decimal, number, boolean, date, dateTime = "date-time", url, latitude, longitude
+        case enumeration = "enum", stringArray = "array"
+    }
+
+    public struct Field: Sendable {
+        /// The key written in the output.
+        public var key: String
+        /// Where the value is read: a CSV column or a JSON member (dotted path for nested JSON, e.g. `rating.average`).
+        public var from: String
+        public var type: FieldType
+        /// A required field must be present in every record; an optional one may be missing (its key is then omitted).
+        public var required: Bool
+        /// Whether `null` (a JSON null or an empty CSV cell) is allowed; it is written as null.
+        public var nullable: Bool
+        /// Allowed values of an `enum` field.
+        public var values: [String]
+        /// Time zone of date-times written without an offset (MySQL `YYYY-MM-DD HH:MM:SS`).
+        public var timeZone: TimeZone
+        /// Separator of an `array` field in a CSV cell.
+        public var separator: String
+        public var minimum: Decimal?
+        public var maximum: Decimal?
+    }
+
+    public enum KeyStyle: String, Sendable { case snakeCase = "snake_case", camelCase = "camelCase" }
+
+    /// Names of the keys of a list page, so a declared shape such as PropertyListData is met exactly.
+    public struct ListShape: Sendable {
+        public var items: String, total: String, page: String, perPage: String, totalPages: String
+        public var pageSize: Int
+        /// Keys of each item in list pages (default: every field).
+        public var fields: [String]
+    }
+
+    public struct SortKey: Sendable { public var field: String; public var descending: Bool }
+
+    public var name: String
+    public var file: String
+    public var title: String
+    public var sources: [String]
+    public var idField: String
+    public var fields: [Field]
+    public var keyStyle: KeyStyle
+    public var list: ListShape
+    public var sort: [SortKey]
+    /// Searchable fields with their BM25 weight.
+    public var search: [(field: String, weight: Double)]
+    public var facets: [String]
+
+    public func field(_ key: String) -> Field? { fields.first { $0.key == key } }
+
+    /// A generated key in the declared style (`per_page` / `perPage`).
+    func key(_ snake: String) -> String {
+        guard keyStyle == .camelCase else { return snake }
+        let parts = snake.split(separator: "_")
+        return parts.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined()
+    }
+
+    // MARK: Reading
+
+    public static func load(_ url: URL, display: String) throws -> CollectionDeclaration {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch { throw BuildError(file: display, "cannot read file (\(error.localizedDescription))") }
+        let json: JSON
+        do { json = try JSONReader.parse(data) } catch let e as JSONSyntaxError {
+            throw BuildError(file: display, line: e.line, "invalid JSON at column \(e.column): \(e.message)")
+        }
+        let name = url.deletingPathExtension().lastPathComponent
+        return try parse(json, name: name, file: display)
+    }
+
+    public static func parse(_ json: JSON, name: String, file: String) throws -> CollectionDeclaration {
+        guard (try? SafePath.segment(name)) == name, name.first?.isLetter == true else {
+            throw BuildError(file: file, "collection name \"\(name)\" (the file name) must be a plain path segment starting with a letter")
+        }
+        var o = try StrictObject(json, file: file)
+        _ = o.raw("$schema")  // editors may point at the published declaration schema
+        let title = try o.string("title", default: name)
+        let sources = try o.stringArray("sources")
+        if sources.isEmpty { throw BuildError(file: file, field: "sources", "needs at least one source file") }
+        let idField = try o.string("id")
+        let keyStyle = try KeyStyle(rawValue: o.string("keyStyle", default: "snake_case")).orThrow(BuildError(file: file, field: "keyStyle", "must be snake_case or camelCase"))
+
+        guard case .object(let fieldObjects)? = o.raw("fields"), !fieldObjects.isEmpty else {
+            throw BuildError(file: file, field: "fields", "is required: an object of field declarations, in output order")
+        }
+        var fields: [Field] = []
+        for m in fieldObjects.members {
+            fields.append(try parseField(m.key, m.value, file: file))
+        }
+        guard let idDecl = fields.first(where: { $0.key == idField }) else {
+            throw BuildError(file: file, field: "id", "names \"\(idField)\", which is not a declared field")
+        }
+        guard [.string, .integer].contains(idDecl.type), idDecl.required, !idDecl.nullable else {
+            throw BuildError(file: file, field: "fields.\(idField)", "the id field must be a required, non-null string or integer")
+        }
+
+        let camel = keyStyle == .camelCase
+        var listShape = ListShape(items: "items", total: "total", page: "page", perPage: camel ? "perPage" : "per_page",
+                                  totalPages: camel ? "totalPages" : "total_pages", pageSize: 50, fields: fields.map(\.key))
+        if var l = try o.object("list") {
+            listShape.items = try l.string("itemsKey", default: listShape.items)
+            listShape.total = try l.string("totalKey", default: listShape.total)
+            listShape.page = try l.string("pageKey", default: listShape.page)
+            listShape.perPage = try l.string("perPageKey", default: listShape.perPage)
+            listShape.totalPages = try l.string("totalPagesKey", default: listShape.totalPages)
+            listShape.pageSize = try l.int("pageSize", default: 50, min: 1, max: 10_000)
+            listShape.fields = try l.stringArray("fields", default: listShape.fields)
+            try l.finish()
+            let keys = [listShape.items, listShape.total, listShape.page, listShape.perPage, listShape.totalPages]
+            if Set(keys).count != keys.count { throw BuildError(file: file, field: "list", "the page keys must differ from each other") }
+            for f in listShape.fields where !fields.contains(where: { $0.key == f }) {
+                throw BuildError(file: file, field: "list.fields", "names \"\(f)\", which is not a declared field")
+            }
+        }
+
+        var sort: [SortKey] = []
+        if case .array(let items)? = o.raw("sort") {
+            for (i, item) in items.enumerated() {
+                var s = try StrictObject(item, file: file, path: "sort[\(i)]")
+                let f = try s.string("field")
+                let order = try s.string("order", default: "asc")
+                try s.finish()
+                guard let decl = fields.first(where: { $0.key == f }) else { throw BuildError(file: file, field: "sort[\(i)].field", "names \"\(f)\", which is not a declared field") }
+                guard decl.type != .stringArray else { throw BuildError(file: file, field: "sort[\(i)].field", "cannot sort by an array field") }
+                guard order == "asc" || order == "desc" else { throw BuildError(file: file, field: "sort[\(i)].order", "must be asc or desc") }
+                sort.append(SortKey(field: f, descending: order == "desc"))
+            }
+        } else if let v = o.raw("sort") { throw BuildError(file: file, field: "sort", "expected an array, found \(v.typeName)") }
+
+        var search: [(String, Double)] = []
+        if let sv = o.raw("search") {
+            guard case .object(let so) = sv else { throw BuildError(file: file, field: "search", "expected an object {field: weight}") }
+            for m in so.members {
+                guard let w = m.value.doubleValue, w > 0 else { throw BuildError(file: file, field: "search.\(m.key)", "the weight must be a positive number") }
+                guard let d = fields.first(where: { $0.key == m.key }) else { throw BuildError(file: file, field: "search.\(m.key)", "is not a declared field") }
+                guard [.string, .enumeration, .stringArray, .url].contains(d.type) else {
+                    throw BuildError(file: file, field: "search.\(m.key)", "only text fields (string, enum, array) can be searched")
+                }
+                search.append((m.key, w))
+            }
+        }
+        let facets = try o.stringArray("facets", default: [])
+        for f in facets {
+            guard let d = fields.first(where: { $0.key == f }) else { throw BuildError(file: file, field: "facets", "names \"\(f)\", which is not a declared field") }
+            guard [.enumeration, .boolean, .string, .stringArray].contains(d.type) else {
+                throw BuildError(file: file, field: "facets", "\"\(f)\" is \(d.type.rawValue); facets count values of enum, boolean, string or array fields")
+            }
+        }
+        try o.finish()
+        return CollectionDeclaration(name: name, file: file, title: title, sources: sources, idField: idField, fields: fields,
+                                     keyStyle: keyStyle, list: listShape, sort: sort, search: search, facets: facets)
+    }
+
+    static func parseField(_ key: String, _ json: JSON, file: String) throws -> Field {
+        var f = try StrictObject(json, file: file, path: "fields.\(key)")
+        let typeName = try f.string("type")
+        guard let type = FieldType(rawValue: typeName) else {
+            throw BuildError(file: file, field: "fields.\(key).type", "unknown type \"\(typeName)\" (one of \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        let from = try f.string("from", default: key)
+        let required = try f.bool("required", default: true)
+        let nullable = try f.bool("nullable", default: false)
+        var values: [String] = []
+        if type == .enumeration {
+            values = try f.stringArray("values")
+            if values.isEmpty || Set(values).count != values.count { throw BuildError(file: file, field: "fields.\(key).values", "needs distinct values") }
+        }
+        var zone = TimeZone(identifier: "UTC")!
+        if type == .dateTime, let z = try f.optionalString("timeZone") {
+            guard let tz = TimeZone(identifier: z) else { throw BuildError(file: file, field: "fields.\(key).timeZone", "unknown time zone \"\(z)\" (an IANA name such as America/New_York)") }
+            zone = tz
+        }
+        let separator = type == .stringArray ? try f.string("separator", default: "|") : "|"
+        var minimum: Decimal?, maximum: Decimal?
+        if [.integer, .decimal, .number].contains(type) {
+            if let m = f.raw("minimum") { guard let n = m.numberValue else { throw BuildError(file: file, field: "fields.\(key).minimum", "expected a number") }; minimum = n.decimal }
+            if let m = f.raw("maximum") { guard let n = m.numberValue else { throw BuildError(file: file, field: "fields.\(key).maximum", "expected a number") }; maximum = n.decimal }
+        }
+        try f.finish()
+        return Field(key: key, from: from, type: type, required: required, nullable: nullable, values: values,
+                     timeZone: zone, separator: separator, minimum: minimum, maximum: maximum)
+    }
+
+    /// The schema of a declaration file. The build checks each declaration against it before reading it
+    /// (so an error names the exact location), and `generator schema collection-declaration` prints it for editors.
+    public static let schema: JSON = S.object([
+            "$schema": S.optional(S.string),
+            "title": S.optional(S.nonEmptyString),
+            "sources": S.array(S.nonEmptyString, minItems: 1),
+            "id": S.nonEmptyString,
+            "keyStyle": S.optional(S.enumeration(["snake_case", "camelCase"])),
+            "fields": .obj(["type": "object", "minProperties": 1, "additionalProperties": S.object([
+                "type": S.enumeration(FieldType.allCases.map(\.rawValue)),
+                "from": S.optional(S.nonEmptyString),
+                "required": S.optional(S.boolean),
+                "nullable": S.optional(S.boolean),
+                "values": S.optional(S.array(S.string, minItems: 1)),
+                "timeZone": S.optional(S.nonEmptyString),
+                "separator": S.optional(S.nonEmptyString),
+                "minimum": S.optional(S.number),
+                "maximum": S.optional(S.number),
+            ])]),
+            "list": S.optional(S.object([
+                "itemsKey": S.optional(S.nonEmptyString), "totalKey": S.optional(S.nonEmptyString),
+                "pageKey": S.optional(S.nonEmptyString), "perPageKey": S.optional(S.nonEmptyString),
+                "totalPagesKey": S.optional(S.nonEmptyString), "pageSize": S.optional(S.integer(min: 1, max: 10_000)),
+                "fields": S.optional(S.array(S.nonEmptyString)),
+            ])),
+            "sort": S.optional(S.array(S.object(["field": S.nonEmptyString, "order": S.optional(S.enumeration(["asc", "desc"]))]))),
+            "search": S.optional(S.map(.obj(["type": "number", "exclusiveMinimum": 0]))),
+            "facets": S.optional(S.array(S.nonEmptyString)),
+        ])
+}
+
+extension Optional {
+    func orThrow(_ error: @autoclosure () -> Error) throws -> Wrapped {
+        guard let v = self else { throw error() }
+        return v
+    }
+}
