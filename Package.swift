@@ -29,6 +29,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "SchemasTests", dependencies: ["Schemas"]),
+        .testTarget(name: "IndexerTests", dependencies: ["Indexer", "Schemas"]),
         .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer"]),
     ]
 )

@@ -51,5 +51,6 @@ enum CatalogOutputs {
     static let all: [CatalogOutput] = [
         AppConfigOutput(), DeeplinkMapOutput(), FeaturedContentOutput(), SummaryOutput(),
         CategoryIndexOutput(), CategoryPageOutput(), ProductDetailsOutput(), OfflineCatalogOutput(),
+        SearchIndexOutput(), RankedSearchOutput(),
     ]
 }

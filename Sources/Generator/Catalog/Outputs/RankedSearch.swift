@@ -1,0 +1,66 @@
+import Foundation
+import Schemas
+import Indexer
+
+/// `search/`: the ranked, sharded index (see `Indexer/RankedIndex.swift`): BM25F with field weights
+/// name 3 > brand 2 > category 1.5 > description 1, prefix matching on the last term, one-typo tolerance.
+/// Documents are stored in brand, category, name order, so the results of a query (similar products, often of one
+/// brand) usually sit in one result-store shard.
+struct RankedSearchOutput: CatalogOutput {
+    static let weights: [(String, Double)] = [("name", 3), ("brand", 2), ("category", 1.5), ("description", 1)]
+
+    static let meta = OutputKind(
+        name: "search-meta", pathTemplate: "search/meta.json",
+        summary: "Ranked search: ranking settings, analyzer, and the lists of term, vocabulary and result-store shards.",
+        schema: S.object([
+            "format": S.integer(min: 1), "documents": S.nonNegativeInteger, "terms": S.nonNegativeInteger,
+            "ranking": S.object(["model": S.string, "k1": S.number, "b": S.number, "scoreScale": S.number,
+                                 "fieldWeights": S.map(S.number(min: 0))]),
+            "analyzer": S.object(["stopWords": S.array(S.string), "minimumLength": S.integer(min: 1), "stemming": S.string, "folding": S.string]),
+            "query": S.object(["prefixLastTerm": S.boolean, "prefixExpansions": S.integer(min: 0), "prefixWeight": S.number,
+                               "typoMinimumLength": S.integer(min: 1), "typoWeight": S.number]),
+            "termShards": S.array(S.object(["first": S.string, "last": S.string, "path": S.relativePath])),
+            "vocabulary": S.array(S.object(["length": S.integer(min: 1), "path": S.relativePath])),
+            "store": S.object(["maxShardSize": S.integer(min: 1), "shards": S.array(S.object(["first": S.nonNegativeInteger, "path": S.relativePath]))]),
+        ]))
+    static let terms = OutputKind(
+        name: "search-terms", pathTemplate: "search/terms/{hash}.json",
+        summary: "A term shard: sorted terms and their postings as [document gap, score, …] pairs.",
+        schema: S.object(["terms": S.array(S.nonEmptyString, minItems: 1),
+                          "postings": S.array(.obj(["type": "array", "items": S.nonNegativeInteger, "minItems": 2]))]))
+    static let vocabulary = OutputKind(
+        name: "search-vocabulary", pathTemplate: "search/vocab/{length}-{hash}.json",
+        summary: "Every index term of one length, for one-typo matching.",
+        schema: S.object(["length": S.integer(min: 1), "terms": S.array(S.nonEmptyString)]))
+    static let store = OutputKind(
+        name: "search-store", pathTemplate: "search/store/{hash}.json",
+        summary: "A result-store shard: what a results list shows for consecutive documents.",
+        schema: S.object(["first": S.nonNegativeInteger, "documents": S.array(S.object([
+            "id": S.nonEmptyString, "name": S.string, "brand": S.string, "price": S.nullable(S.nonNegativeNumber),
+            "rating": S.nullable(S.number(min: 0, max: 5)), "image": S.string, "path": S.relativePath,
+        ]))]))
+    var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store] }
+
+    static func documents(_ c: CatalogContext) -> [RankedDocument] {
+        let ordered = c.model.products.sorted {
+            ($0.brandKey ?? "", c.categoryPath($0), $0.name, $0.id) < ($1.brandKey ?? "", c.categoryPath($1), $1.name, $1.id)
+        }
+        return ordered.map { p in
+            RankedDocument(id: p.segment, fields: [("name", 3, p.name), ("brand", 2, c.brandName(p)),
+                                                   ("category", 1.5, c.categoryName(p)), ("description", 1, p.description)],
+                           stored: .obj(["id": .string(p.segment), "name": .string(p.name), "brand": .string(c.brandName(p)),
+                                         "price": p.price.map(JSON.number) ?? .null, "rating": p.ratingAverage.map(JSON.double) ?? .null,
+                                         "image": .string(p.imageUrl ?? ""), "path": .string("products/\(p.segment)/details.json")]),
+                           group: p.brandKey ?? "")
+        }
+    }
+
+    func render(_ c: CatalogContext) throws -> [OutputFile] {
+        let out = try RankedIndexBuilder().build(Self.documents(c), folder: "search")
+        return out.files.map { path, json in
+            let kind = path == out.metaPath ? Self.meta : path.hasPrefix("search/terms/") ? Self.terms
+                : path.hasPrefix("search/vocab/") ? Self.vocabulary : Self.store
+            return OutputFile(path: path, json: json, kind: kind)
+        }
+    }
+}

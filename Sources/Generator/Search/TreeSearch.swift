@@ -1,0 +1,50 @@
+import Foundation
+import Schemas
+import Indexer
+
+/// Queries a built tree as an app would, through one of its three indexes, and counts what the app downloads.
+public enum TreeSearch {
+    public enum IndexKind: String, CaseIterable, Sendable { case full, compact, ranked }
+
+    public struct Hit: Sendable { public let id: String; public let name: String; public let brand: String; public let price: String; public let score: Double? }
+
+    public struct Outcome: Sendable {
+        public var hits: [Hit]
+        public var total: Int
+        public var files: [(path: String, bytes: Int, gzip: Int)]
+        public var bytes: Int { files.reduce(0) { $0 + $1.bytes } }
+        public var gzipBytes: Int { files.reduce(0) { $0 + $1.gzip } }
+    }
+
+    public static func run(dist: URL, query: String, index: IndexKind, limit: Int) throws -> Outcome {
+        var files: [(String, Int, Int)] = []
+        func load(_ path: String) throws -> [UInt8] {
+            let url = dist.appendingPathComponent(path)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw BuildError(file: url.path, "not found: is \(dist.path) a built tree with the \(index.rawValue) index?")
+            }
+            let bytes = [UInt8](data)
+            files.append((path, bytes.count, Gzip.compressedSize(bytes)))
+            return bytes
+        }
+        switch index {
+        case .full, .compact:
+            let json = try JSONReader.parse(load(index == .full ? "search-index.json" : "search-index-compact.json"))
+            let ids = Set(SeedIndex.Client(json).query(query))
+            let products = (json["products"]?.arrayValue ?? []).filter { ids.contains($0["id"]?.stringValue ?? "") }
+            let hits = products.prefix(limit).map { p in
+                Hit(id: p["id"]?.stringValue ?? "", name: p["name"]?.stringValue ?? "", brand: p["brand"]?.stringValue ?? "",
+                    price: p["price"]?.numberValue?.description ?? "-", score: nil)
+            }
+            return Outcome(hits: Array(hits), total: products.count, files: files)
+        case .ranked:
+            let q = try Query(metaPath: "search/meta.json", load: load)
+            let (results, total) = try q.search(query, limit: limit, complete: false)
+            let hits = results.map { r in
+                Hit(id: r.stored["id"]?.stringValue ?? "", name: r.stored["name"]?.stringValue ?? "", brand: r.stored["brand"]?.stringValue ?? "",
+                    price: r.stored["price"]?.numberValue?.description ?? "-", score: r.score)
+            }
+            return Outcome(hits: hits, total: total, files: files)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Turns text into search terms, identically at build time and in the reference query engine:
+/// Unicode compatibility decomposition (NFKD), diacritics dropped, lowercase; words split on whitespace and
+/// punctuation, except that `/ - .` stay inside a word that holds a digit (`20v`, `1/2-in`, `7.5`, `dcd771c2`);
+/// a hyphenated word also yields its parts (`heavy-duty` → `heavy-duty`, `heavy`, `duty`);
+/// light English stemming (possessives, plurals); stop words dropped. Deterministic and locale-free.
+public struct Analyzer: Sendable {
+    public static let stopWords: Set<String> = [
+        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "if", "is", "it", "of", "on", "or",
+        "that", "the", "this", "to", "was", "with",
+    ]
+    /// Terms shorter than this are not indexed (single letters carry no meaning in a product search).
+    public static let minimumLength = 2
+
+    public init() {}
+
+    /// Lowercased, diacritics-free text (NFKD, combining marks dropped).
+    public static func fold(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for u in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
+            switch u.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: continue
+            default: out.append(u)
+            }
+        }
+        return String(out).lowercased()
+    }
+
+    /// Words before stemming and stop-word removal, in text order (duplicates kept).
+    public static func words(_ text: String) -> [String] {
+        let folded = Array(fold(text).unicodeScalars)
+        var words: [String] = []
+        var i = 0
+        func isWordChar(_ u: Unicode.Scalar) -> Bool { u.properties.isAlphabetic || ("0"..."9").contains(u) }
+        while i < folded.count {
+            guard isWordChar(folded[i]) else { i += 1; continue }
+            // A run of word characters and inner joiners (/ - . ').
+            var j = i
+            while j < folded.count {
+                let u = folded[j]
+                if isWordChar(u) { j += 1; continue }
+                if "/-.'’".unicodeScalars.contains(u), j + 1 < folded.count, isWordChar(folded[j + 1]) { j += 1; continue }
+                break
+            }
+            let run = String(String.UnicodeScalarView(folded[i..<j]))
+            i = j
+            let hasDigit = run.unicodeScalars.contains { ("0"..."9").contains($0) }
+            let apostrophes = run.replacingOccurrences(of: "’", with: "'")
+            if hasDigit {
+                words.append(apostrophes)
+                // Also the hyphen parts, so "20v-max" is found by "20v" and by "max".
+                let parts = apostrophes.split(whereSeparator: { $0 == "-" }).map(String.init)
+                if parts.count > 1 { words += parts }
+            } else {
+                // Without digits, "/" and "." separate words; a hyphenated word keeps its whole form and its parts.
+                for piece in apostrophes.split(whereSeparator: { $0 == "/" || $0 == "." }).map(String.init) {
+                    words.append(piece)
+                    let parts = piece.split(separator: "-").map(String.init)
+                    if parts.count > 1 { words += parts }
+                }
+            }
+        }
+        return words
+    }
+
+    /// Light English stemming: possessives, then plural endings. Words with digits are kept as they are.
+    public static func stem(_ word: String) -> String {
+        var w = word
+        if w.hasSuffix("'s") { w.removeLast(2) } else if w.hasSuffix("'") { w.removeLast() }
+        w = w.replacingOccurrences(of: "'", with: "")
+        guard w.count > 3, !w.contains(where: \.isNumber) else { return w }
+        if w.hasSuffix("ies"), w.count > 4 { return String(w.dropLast(3)) + "y" }
+        if w.hasSuffix("sses") || w.hasSuffix("xes") || w.hasSuffix("zes") || w.hasSuffix("ches") || w.hasSuffix("shes") {
+            return String(w.dropLast(2))
+        }
+        if w.hasSuffix("s"), !w.hasSuffix("ss"), !w.hasSuffix("us"), !w.hasSuffix("is") { return String(w.dropLast()) }
+        return w
+    }
+
+    /// Index terms of a text: stemmed words without stop words, in text order (duplicates kept, for term frequency).
+    public static func terms(_ text: String) -> [String] {
+        words(text).compactMap { w in
+            if stopWords.contains(w) { return nil }
+            let s = stem(w)
+            return s.count >= minimumLength && !stopWords.contains(s) ? s : nil
+        }
+    }
+}

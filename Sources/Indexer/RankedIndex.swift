@@ -1,0 +1,171 @@
+import Foundation
+import Schemas
+
+/// A document for the ranked index: weighted text fields, and the fields a results list shows.
+public struct RankedDocument: Sendable {
+    public var id: String
+    public var fields: [(name: String, weight: Double, text: String)]
+    /// Shown in results (for products: id, name, brand, price, rating, image), kept in the result store.
+    public var stored: JSON
+    /// Documents of one group (e.g. a brand) are kept in one result-store shard when the group fits in one.
+    public var group: String
+
+    public init(id: String, fields: [(name: String, weight: Double, text: String)], stored: JSON, group: String = "") {
+        self.id = id; self.fields = fields; self.stored = stored; self.group = group
+    }
+}
+
+/// The ranked, sharded index under a folder (e.g. `search/`): a small meta file, term shards by term range,
+/// vocabulary files by term length (for one-typo matching), and result-store shards. Shard names carry a hash of
+/// their content, so a client may cache them forever; only the meta file changes name-less between releases.
+///
+/// Scores are BM25 over field-weighted term frequencies (BM25F-style: tf = Σ field weight × count, document length
+/// = Σ field weight × terms), precomputed per (term, document) at build time and quantised to integers, so a
+/// client only adds numbers.
+public struct RankedIndexBuilder: Sendable {
+    public struct Settings: Sendable {
+        public var k1 = 1.2
+        public var b = 0.75
+        /// Score quantisation: stored score = round(BM25 × scale).
+        public var scale = 100.0
+        /// Target raw size of a term shard; one posting list larger than this gets a shard of its own.
+        public var termShardBytes = 48_000
+        /// Documents per result-store shard.
+        public var storeShardSize = 256
+        public init() {}
+    }
+
+    public var settings: Settings
+    public init(settings: Settings = Settings()) { self.settings = settings }
+
+    public struct Output { public var files: [(path: String, json: JSON)]; public var metaPath: String }
+
+    /// `folder` is the path prefix of every file (e.g. `search`); documents keep the given order (which is the
+    /// store order: put documents that are often found together next to each other).
+    public func build(_ docs: [RankedDocument], folder: String) throws -> Output {
+        let s = settings
+        // Weighted term frequencies per document.
+        var docTerms: [[String: Double]] = []
+        var lengths: [Double] = []
+        docTerms.reserveCapacity(docs.count)
+        for d in docs {
+            var tf: [String: Double] = [:]
+            var len = 0.0
+            for f in d.fields {
+                for t in Analyzer.terms(f.text) { tf[t, default: 0] += f.weight; len += f.weight }
+            }
+            docTerms.append(tf); lengths.append(len)
+        }
+        let n = Double(docs.count)
+        let avgdl = lengths.isEmpty ? 1 : max(lengths.reduce(0, +) / n, 1e-9)
+        var postings: [String: [(Int, Int)]] = [:]
+        for (i, tf) in docTerms.enumerated() {
+            for (t, f) in tf { postings[t, default: []].append((i, Int(f * 1_000_000))) }  // exact tf kept for a second pass
+        }
+        var scored: [(term: String, list: [Int])] = []
+        scored.reserveCapacity(postings.count)
+        for (t, list) in postings {
+            let df = Double(list.count)
+            let idf = log(1 + (n - df + 0.5) / (df + 0.5))
+            var flat: [Int] = []
+            flat.reserveCapacity(list.count * 2)
+            var last = 0
+            for (doc, tfMicro) in list.sorted(by: { $0.0 < $1.0 }) {
+                let tf = Double(tfMicro) / 1_000_000
+                let norm = s.k1 * (1 - s.b + s.b * lengths[doc] / avgdl)
+                let score = idf * tf * (s.k1 + 1) / (tf + norm)
+                flat.append(doc - last); last = doc                 // doc ids as gaps
+                flat.append(max(1, Int((score * s.scale).rounded())))
+            }
+            scored.append((t, flat))
+        }
+        scored.sort { Self.byteOrder($0.term, $1.term) }
+
+        let writer = JSONWriter()
+        var files: [(String, JSON)] = []
+        // Term shards by term range.
+        var shardEntries: [JSON] = []
+        var i = 0
+        while i < scored.count {
+            var terms: [JSON] = [], lists: [JSON] = []
+            var bytes = 0
+            let first = scored[i].term
+            var lastTerm = first
+            while i < scored.count {
+                let cost = scored[i].term.utf8.count + 4 + scored[i].list.count * 4
+                if !terms.isEmpty && bytes + cost > s.termShardBytes { break }
+                terms.append(.string(scored[i].term)); lists.append(.array(scored[i].list.map(JSON.int)))
+                lastTerm = scored[i].term
+                bytes += cost; i += 1
+            }
+            let json: JSON = .obj(["terms": .array(terms), "postings": .array(lists)])
+            let path = "\(folder)/terms/\(try Self.contentName(json, writer)).json"
+            files.append((path, json))
+            shardEntries.append(.obj(["first": .string(first), "last": .string(lastTerm), "path": .string(path)]))
+        }
+        // Vocabulary by length, for one-typo candidates (a term within one edit has length L−1, L or L+1).
+        var byLength: [Int: [String]] = [:]
+        for e in scored where e.term.count >= Query.typoMinimumLength - 1 { byLength[e.term.count, default: []].append(e.term) }
+        var vocab: [JSON] = []
+        for (len, terms) in byLength.sorted(by: { $0.key < $1.key }) {
+            let json: JSON = .obj(["length": .int(len), "terms": .strings(terms)])
+            let path = "\(folder)/vocab/\(len)-\(try Self.contentName(json, writer)).json"
+            files.append((path, json))
+            vocab.append(.obj(["length": .int(len), "path": .string(path)]))
+        }
+        // Result store in document order. A shard ends early rather than split a group that would fit in the next
+        // one, so the results of a query within one group (one brand) need one shard.
+        var store: [JSON] = []
+        var start = 0
+        while start < docs.count {
+            var end = start
+            while end < docs.count {
+                var groupEnd = end + 1
+                while groupEnd < docs.count && docs[groupEnd].group == docs[end].group { groupEnd += 1 }
+                if groupEnd - start <= s.storeShardSize { end = groupEnd; continue }
+                if end == start || groupEnd - end > s.storeShardSize { end = min(start + s.storeShardSize, groupEnd) }
+                break
+            }
+            let json: JSON = .obj(["first": .int(start), "documents": .array(docs[start..<end].map(\.stored))])
+            let path = "\(folder)/store/\(try Self.contentName(json, writer)).json"
+            files.append((path, json))
+            store.append(.obj(["first": .int(start), "path": .string(path)]))
+            start = end
+        }
+        let meta: JSON = .obj([
+            "format": 1,
+            "documents": .int(docs.count),
+            "terms": .int(scored.count),
+            "ranking": .obj(["model": "BM25F", "k1": .double(s.k1), "b": .double(s.b), "scoreScale": .double(s.scale),
+                             "fieldWeights": .object(JSONObject(Self.fieldWeights(docs).map { ($0.0, JSON.double($0.1)) }))]),
+            "analyzer": .obj(["stopWords": .strings(Analyzer.stopWords.sorted()), "minimumLength": .int(Analyzer.minimumLength),
+                              "stemming": "possessives and plurals (Analyzer.stem)", "folding": "NFKD, marks dropped, lowercase"]),
+            "query": .obj(["prefixLastTerm": true, "prefixExpansions": .int(Query.prefixExpansions),
+                           "prefixWeight": .double(Query.prefixWeight), "typoMinimumLength": .int(Query.typoMinimumLength),
+                           "typoWeight": .double(Query.typoWeight)]),
+            "termShards": .array(shardEntries),
+            "vocabulary": .array(vocab),
+            "store": .obj(["maxShardSize": .int(s.storeShardSize), "shards": .array(store)]),
+        ])
+        let metaPath = "\(folder)/meta.json"
+        files.append((metaPath, meta))
+        return Output(files: files, metaPath: metaPath)
+    }
+
+    static func fieldWeights(_ docs: [RankedDocument]) -> [(String, Double)] {
+        var seen: [String] = [], w: [String: Double] = [:]
+        for d in docs.prefix(1) { for f in d.fields where w[f.name] == nil { seen.append(f.name); w[f.name] = f.weight } }
+        return seen.map { ($0, w[$0]!) }
+    }
+
+    /// Terms are ordered by their UTF-8 bytes, which any client can reproduce.
+    public static func byteOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+    /// 16 hex digits of FNV-1a (64-bit) over the serialised bytes: a cache-busting name, not a security hash
+    /// (the release's file index carries SHA-256 for every file).
+    static func contentName(_ json: JSON, _ writer: JSONWriter) throws -> String {
+        var h: UInt64 = 0xcbf29ce484222325
+        for b in try writer.bytes(json) { h = (h ^ UInt64(b)) &* 0x100000001b3 }
+        return String(format: "%016llx", h)
+    }
+}

@@ -1,0 +1,93 @@
+import XCTest
+import Foundation
+@testable import Generator
+import Indexer
+import Schemas
+
+/// Search on the real corpus (../shared/data/catalog), through the files a client downloads.
+final class SearchTests: XCTestCase {
+    static var tree: URL = {
+        let out = TestSupport.tempDir("search-real").appendingPathComponent("dist")
+        _ = try! Build.run(BuildOptions(input: RealCorpusTests.realInput(), output: out, threads: 2, epochSeconds: 1_700_000_000))
+        return out
+    }()
+
+    func ranked(_ q: String, limit: Int = 10) throws -> [TreeSearch.Hit] {
+        try TreeSearch.run(dist: Self.tree, query: q, index: .ranked, limit: limit).hits
+    }
+
+    func testDewaltDrillRanksDewaltDrillsFirst() throws {
+        let hits = try ranked("dewalt drill")
+        XCTAssertEqual(hits.count, 10)
+        for h in hits {
+            XCTAssertEqual(h.brand, "DEWALT", h.name)
+            XCTAssertTrue(h.name.lowercased().contains("drill"), h.name)
+        }
+    }
+
+    func testTypoAndPrefixFindDrillsAndDewalt() throws {
+        let typo = try ranked("drils")
+        XCTAssertEqual(typo.count, 10)
+        for h in typo { XCTAssertTrue(h.name.lowercased().contains("drill"), h.name) }
+        let prefix = try ranked("dewa")
+        XCTAssertEqual(prefix.count, 10)
+        for h in prefix { XCTAssertEqual(h.brand, "DEWALT", h.name) }
+        // "dewa dri" while typing: DEWALT drills.
+        for h in try ranked("dewalt dri") { XCTAssertEqual(h.brand, "DEWALT", h.name) }
+    }
+
+    func testCaseDoesNotMatter() throws {
+        for kind in TreeSearch.IndexKind.allCases {
+            let upper = try TreeSearch.run(dist: Self.tree, query: "RYOBI", index: kind, limit: 1000)
+            let lower = try TreeSearch.run(dist: Self.tree, query: "ryobi", index: kind, limit: 1000)
+            XCTAssertGreaterThan(upper.total, 100, kind.rawValue)
+            XCTAssertEqual(upper.hits.map(\.id), lower.hits.map(\.id), kind.rawValue)
+        }
+    }
+
+    /// Every priced product is found by its exact name, in all three indexes.
+    func testEveryProductIsFoundByItsExactName() throws {
+        let full = try JSONReader.parse(Data(contentsOf: Self.tree.appendingPathComponent("search-index.json")))
+        let compact = try JSONReader.parse(Data(contentsOf: Self.tree.appendingPathComponent("search-index-compact.json")))
+        let products = full["products"]?.arrayValue ?? []
+        XCTAssertEqual(products.count, 4603 - 25)
+        let q = try Query(metaPath: "search/meta.json") { [tree = Self.tree] p in [UInt8](try Data(contentsOf: tree.appendingPathComponent(p))) }
+        // Position of each product in the ranked index, from the result store.
+        let meta = try JSONReader.parse(Data(contentsOf: Self.tree.appendingPathComponent("search/meta.json")))
+        var position: [String: Int] = [:]
+        for shard in meta["store"]?["shards"]?.arrayValue ?? [] {
+            let s = try JSONReader.parse(Data(contentsOf: Self.tree.appendingPathComponent(shard["path"]!.stringValue!)))
+            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { position[d["id"]!.stringValue!] = s["first"]!.intValue! + i }
+        }
+        XCTAssertEqual(position.count, products.count)
+        let fullClient = SeedIndex.Client(full), compactClient = SeedIndex.Client(compact)
+        var missing: [String: [String]] = [:]
+        for p in products {
+            let id = p["id"]!.stringValue!, name = p["name"]!.stringValue!
+            if !fullClient.finds(id, name) { missing["full", default: []].append(id) }
+            if !compactClient.finds(id, name) { missing["compact", default: []].append(id) }
+            // Ranked: the product is among the results for its own name (all of them, not just a page).
+            let docs = try q.rank(name, complete: true)
+            if !docs.contains(where: { $0.doc == position[id] }) { missing["ranked", default: []].append(id) }
+        }
+        XCTAssertEqual(missing.mapValues(\.count), [:], "\(missing.mapValues { $0.prefix(5) })")
+    }
+
+    func testSearchFilesAreIdenticalWhateverTheThreadCount() throws {
+        let other = TestSupport.tempDir("search-real-1t").appendingPathComponent("dist")
+        _ = try Build.run(BuildOptions(input: RealCorpusTests.realInput(), output: other, threads: 1, epochSeconds: 1_700_000_000))
+        let a = TestSupport.snapshot(Self.tree).filter { $0.key.hasPrefix("search") }
+        let b = TestSupport.snapshot(other).filter { $0.key.hasPrefix("search") }
+        XCTAssertGreaterThan(a.count, 10)
+        XCTAssertEqual(a, b)
+    }
+
+    func testSearchCommandReportsDownloads() throws {
+        let r = try TestSupport.runCLI(["search", Self.tree.path, "dewalt drill", "--limit", "3"])
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertTrue(r.output.contains("search/meta.json"), r.output)
+        XCTAssertTrue(r.output.contains("downloaded:"), r.output)
+        let bad = try TestSupport.runCLI(["search", "/nonexistent", "x"])
+        XCTAssertEqual(bad.status, 2, bad.output)
+    }
+}
