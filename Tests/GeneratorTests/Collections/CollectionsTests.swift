@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import Indexer
 
 /// Collections: typed values, errors naming file/line/field/type, pagination edges, and a real dataset.
 final class CollectionsTests: XCTestCase {
@@ -186,5 +187,24 @@ final class CollectionsTests: XCTestCase {
         let inStock = lines.filter { $0.contains(#""inStock": true"#) }.count
         let facet = index["facets"]?["in_stock"]?["values"]?.arrayValue ?? []
         XCTAssertEqual(facet.first { $0["value"] == true }?["count"]?.intValue, inStock)
+
+        // Its search finds products as the catalog's ranked search does.
+        XCTAssertEqual(index["search"]?.stringValue, "collections/products/search/meta.json")
+        let q = try Query(metaPath: "collections/products/search/meta.json") { p in [UInt8](tree[p] ?? Data()) }
+        let top = try q.search("dewalt drill", limit: 10, complete: true).results
+        XCTAssertEqual(top.count, 10)
+        for r in top {
+            XCTAssertEqual(r.stored["brand"]?.stringValue, "DEWALT")
+            XCTAssertTrue(r.stored["name"]?.stringValue?.lowercased().contains("drill") == true, "\(r.stored)")
+        }
+        XCTAssertTrue(try q.search("drils", limit: 5, complete: true).results.allSatisfy { $0.stored["name"]?.stringValue?.lowercased().contains("drill") == true })
+        // Every 50th product is found by its exact name, as in the catalog test.
+        let items = tree.filter { $0.key.hasPrefix("collections/products/items/") }.sorted { $0.key < $1.key }
+        for (path, data) in stride(from: 0, to: items.count, by: 50).map({ items[$0] }) {
+            let item = try JSONReader.parse(data)
+            let name = item["name"]!.stringValue!, id = item["id"]!.stringValue!
+            let found = try q.search(name, limit: 10_000, complete: true).results.contains { $0.stored["id"]?.stringValue == id }
+            XCTAssertTrue(found, "\(path): \(name)")
+        }
     }
 }

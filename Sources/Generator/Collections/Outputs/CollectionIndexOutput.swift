@@ -21,6 +21,7 @@ struct CollectionIndexOutput: CollectionOutput {
             k("page_size"): S.integer(min: 1),
             k("first_page"): S.relativePath,
             k("id_field"): S.nonEmptyString,
+            k("search"): S.nullable(S.relativePath),
             k("fields"): S.array(S.object([
                 k("key"): S.nonEmptyString, k("type"): S.enumeration(CollectionDeclaration.FieldType.allCases.map(\.rawValue)),
                 k("required"): S.boolean, k("nullable"): S.boolean, k("values"): S.optional(S.array(S.string)),
@@ -57,6 +58,7 @@ struct CollectionIndexOutput: CollectionOutput {
             (k("name"), .string(decl.name)), (k("title"), .string(decl.title)), (k("count"), .int(model.items.count)),
             (k("pages"), .int(pages)), (k("page_size"), .int(decl.list.pageSize)),
             (k("first_page"), .string("\(CollectionOutputs.base(decl))/page-1.json")), (k("id_field"), .string(decl.idField)),
+            (k("search"), decl.search.isEmpty ? .null : .string("\(CollectionSearchOutput.folder(decl))/meta.json")),
             (k("fields"), .array(fields)), (k("facets"), .object(facets)), (k("stats"), .object(stats)),
         ]))
         return [OutputFile(path: "\(CollectionOutputs.base(decl))/index.json", json: json, kind: kind)]

@@ -10,14 +10,18 @@ protocol CollectionOutput {
 
 enum CollectionOutputs {
     /// Every collection output, in emission order. Adding a kind = one file + one line here.
-    static let all: [CollectionOutput] = [CollectionItemOutput(), CollectionPageOutput(), CollectionIndexOutput()]
+    static let all: [CollectionOutput] = [CollectionItemOutput(), CollectionPageOutput(), CollectionIndexOutput(), CollectionSearchOutput()]
 
     static func render(_ model: CollectionModel, _ context: BuildContext) throws -> DomainResult {
         var result = DomainResult()
         for unit in all {
-            let kind = unit.kind(model.declaration)
-            result.kinds.append(kind)
-            result.files += try unit.render(model, context, kind: kind)
+            let files = try unit.render(model, context, kind: unit.kind(model.declaration))
+            if let search = unit as? CollectionSearchOutput {
+                if !files.isEmpty { result.kinds += search.kinds(model.declaration) }
+            } else {
+                result.kinds.append(unit.kind(model.declaration))
+            }
+            result.files += files
         }
         return result
     }
