@@ -41,6 +41,20 @@ public enum JSON: Sendable, Equatable {
     public var isNull: Bool { if case .null = self { return true }; return false }
 
     /// The JSON type name as JSON Schema spells it ("integer" for whole numbers).
+    /// JSON equality: numbers by value (1.0 == 1), objects whatever their key order, and strings by Unicode code
+    /// points (Swift's String == would equate canonically equivalent strings, which JSON does not).
+    public static func == (a: JSON, b: JSON) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return x.unicodeScalars.elementsEqual(y.unicodeScalars)
+        case (.array(let x), .array(let y)): return x == y
+        case (.object(let x), .object(let y)): return x == y
+        default: return false
+        }
+    }
+
     public var typeName: String {
         switch self {
         case .null: return "null"

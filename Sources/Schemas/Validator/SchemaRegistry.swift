@@ -1,0 +1,52 @@
+import Foundation
+
+/// Known schema documents by URI, for `$ref`, `$dynamicRef` and `$schema`. Nothing is ever fetched:
+/// a reference to an unknown document is an error. The draft 2020-12 meta-schemas are always known.
+public final class SchemaRegistry: @unchecked Sendable {
+    private var documents: [String: JSON] = [:]
+    private let lock = NSLock()
+
+    public init(includeMetaSchemas: Bool = true) {
+        if includeMetaSchemas { for (uri, doc) in MetaSchemas.all { documents[uri] = doc } }
+    }
+
+    /// Registers a document under a URI (its `$id` wins for resolution inside it when it has one).
+    public func add(_ document: JSON, uri: String) {
+        lock.lock(); defer { lock.unlock() }
+        documents[URIReference(uri).withoutFragment.string] = document
+        if let id = document["$id"]?.stringValue {
+            documents[URIReference(id).resolved(against: URIReference(uri)).withoutFragment.string] = document
+        }
+    }
+
+    /// Registers every `*.json` file under a folder as `baseURI` + relative path (the test suite's remotes).
+    public func addFolder(_ folder: URL, baseURI: String) throws {
+        let fm = FileManager.default
+        guard let e = fm.enumerator(at: folder, includingPropertiesForKeys: nil) else { return }
+        let root = folder.standardizedFileURL.path
+        for case let url as URL in e where url.pathExtension == "json" {
+            let rel = String(url.standardizedFileURL.path.dropFirst(root.count + 1))
+            add(try JSONReader.parse(Data(contentsOf: url)), uri: baseURI + rel)
+        }
+    }
+
+    func document(_ uri: String) -> JSON? {
+        lock.lock(); defer { lock.unlock() }
+        return documents[uri]
+    }
+}
+
+/// The draft 2020-12 meta-schemas, bundled as resources of this module.
+enum MetaSchemas {
+    static let names = ["schema", "meta/core", "meta/applicator", "meta/unevaluated", "meta/validation",
+                        "meta/meta-data", "meta/format-annotation", "meta/format-assertion", "meta/content"]
+
+    static let all: [(String, JSON)] = {
+        names.compactMap { name in
+            let file = name.replacingOccurrences(of: "/", with: "-")
+            guard let url = Bundle.module.url(forResource: file, withExtension: "json", subdirectory: "MetaSchemas"),
+                  let data = try? Data(contentsOf: url), let json = try? JSONReader.parse(data) else { return nil }
+            return ("https://json-schema.org/draft/2020-12/\(name)", json)
+        }
+    }()
+}

@@ -1,0 +1,423 @@
+import Foundation
+
+/// One error in the spec's "basic" output shape.
+public struct ValidationError: Sendable, CustomStringConvertible, Equatable {
+    /// JSON Pointer into the instance.
+    public let instanceLocation: String
+    /// JSON Pointer through the schema's keywords as evaluated (including `$ref`).
+    public let keywordLocation: String
+    public let message: String
+    public var description: String { "\(instanceLocation.isEmpty ? "(root)" : instanceLocation): \(message) [\(keywordLocation)]" }
+
+    public var json: JSON {
+        .obj(["instanceLocation": .string(instanceLocation), "keywordLocation": .string(keywordLocation), "error": .string(message)])
+    }
+}
+
+/// A JSON Schema draft 2020-12 validator over our JSON type. The schema is compiled once (every `$ref` resolved
+/// up front, regexes built), after which `validate` is read-only and safe to call from several threads.
+///
+/// Vocabularies: core, applicator, unevaluated, validation, meta-data (annotations), format (annotation by
+/// default, assertion with `Options.formatAssertion`), content (annotations). A meta-schema whose `$vocabulary`
+/// leaves out the validation vocabulary turns validation keywords off for schemas that use it.
+public final class JSONSchemaValidator: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var formatAssertion = false
+        public init(formatAssertion: Bool = false) { self.formatAssertion = formatAssertion }
+    }
+
+    public enum SchemaError: Error, CustomStringConvertible {
+        case unresolvedReference(String, from: String)
+        case invalidRegex(String)
+        case notASchema(String)
+        public var description: String {
+            switch self {
+            case .unresolvedReference(let r, let from): return "cannot resolve $ref \"\(r)\" (from \(from)); no network access is used"
+            case .invalidRegex(let r): return "invalid regular expression \"\(r)\""
+            case .notASchema(let at): return "not a schema at \(at)"
+            }
+        }
+    }
+
+    let root: SchemaNode
+    let options: Options
+    let compiler: SchemaCompiler
+
+    public static let defaultBaseURI = "https://validator.invalid/schema.json"
+
+    public init(schema: JSON, registry: SchemaRegistry = SchemaRegistry(), baseURI: String? = nil, options: Options = Options()) throws {
+        self.options = options
+        compiler = SchemaCompiler(registry: registry)
+        let base = URIReference(baseURI ?? Self.defaultBaseURI).withoutFragment.string
+        root = try compiler.compileDocument(schema, uri: base)
+        try compiler.resolveAll()
+    }
+
+    /// Every error (empty when the instance is valid).
+    public func validate(_ instance: JSON) -> [ValidationError] {
+        let e = Evaluator(options: options, compiler: compiler, collectErrors: true)
+        _ = e.eval(root, instance, collect: false)
+        return e.errors
+    }
+
+    /// Faster when only the verdict matters: stops at the first failure.
+    public func isValid(_ instance: JSON) -> Bool {
+        let e = Evaluator(options: options, compiler: compiler, collectErrors: false)
+        return e.eval(root, instance, collect: false).valid
+    }
+}
+
+/// A compiled schema (or boolean schema).
+final class SchemaNode {
+    var boolean: Bool?
+    var base = ""
+    var validation = true   // the validation vocabulary is on for this schema
+    var dynamicAnchor: String?
+
+    var types: [String]?
+    var enumValues: [JSON]?
+    var constValue: JSON?
+    var hasConst = false
+    var multipleOf: JSONNumber?
+    var maximum: JSONNumber?, exclusiveMaximum: JSONNumber?, minimum: JSONNumber?, exclusiveMinimum: JSONNumber?
+    var maxLength: Int?, minLength: Int?
+    var pattern: NSRegularExpression?, patternSource = ""
+    var maxItems: Int?, minItems: Int?, uniqueItems = false, maxContains: Int?, minContains: Int?
+    var maxProperties: Int?, minProperties: Int?
+    var required: [String] = []
+    var dependentRequired: [(String, [String])] = []
+    var format: String?
+
+    var properties: [String: SchemaNode] = [:]
+    var propertyOrder: [String] = []
+    var patternProperties: [(NSRegularExpression, String, SchemaNode)] = []
+    var additionalProperties: SchemaNode?
+    var propertyNames: SchemaNode?
+    var dependentSchemas: [(String, SchemaNode)] = []
+    var prefixItems: [SchemaNode] = []
+    var items: SchemaNode?
+    var contains: SchemaNode?
+    var allOf: [SchemaNode] = [], anyOf: [SchemaNode] = [], oneOf: [SchemaNode] = []
+    var not: SchemaNode?
+    var ifSchema: SchemaNode?, thenSchema: SchemaNode?, elseSchema: SchemaNode?
+    var unevaluatedProperties: SchemaNode?, unevaluatedItems: SchemaNode?
+
+    var ref: String?
+    var refTarget: SchemaNode?
+    var dynamicRef: String?
+    var dynamicRefTarget: SchemaNode?
+    /// The fragment of `$dynamicRef` when it names an anchor.
+    var dynamicRefName: String?
+
+    var needsAnnotations: Bool { unevaluatedProperties != nil || unevaluatedItems != nil }
+}
+
+/// What a valid subschema evaluated, for `unevaluatedProperties` / `unevaluatedItems`.
+struct Annotations {
+    var props: Set<String> = []
+    var allProps = false
+    var itemsPrefix = 0
+    var allItems = false
+    var itemIndices: Set<Int> = []
+
+    mutating func merge(_ o: Annotations) {
+        if o.allProps { allProps = true } else if !allProps { props.formUnion(o.props) }
+        itemsPrefix = max(itemsPrefix, o.itemsPrefix)
+        if o.allItems { allItems = true }
+        itemIndices.formUnion(o.itemIndices)
+    }
+    func hasItem(_ i: Int) -> Bool { allItems || i < itemsPrefix || itemIndices.contains(i) }
+    func hasProp(_ k: String) -> Bool { allProps || props.contains(k) }
+}
+
+final class Evaluator {
+    let options: Options
+    let compiler: SchemaCompiler
+    var errors: [ValidationError] = []
+    var recording: Bool
+    let collectErrors: Bool
+    var keywordPath: [String] = []
+    var instancePath: [String] = []
+    var scope: [String] = []
+    typealias Options = JSONSchemaValidator.Options
+
+    init(options: Options, compiler: SchemaCompiler, collectErrors: Bool) {
+        self.options = options; self.compiler = compiler; self.collectErrors = collectErrors; self.recording = collectErrors
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+
+    func fail(_ keyword: String, _ message: @autoclosure () -> String) {
+        guard recording else { return }
+        let comps = keyword.isEmpty ? keywordPath : keywordPath + [keyword]
+        errors.append(ValidationError(instanceLocation: instancePath.isEmpty ? "" : "/" + instancePath.map(Self.escape).joined(separator: "/"),
+                                      keywordLocation: comps.isEmpty ? "" : "/" + comps.map(Self.escape).joined(separator: "/"), message: message()))
+    }
+
+    /// Evaluates without recording errors (a branch whose failure may be fine); returns the errors it would have made.
+    func quietly<T>(_ body: () -> T) -> (T, [ValidationError]) {
+        let saved = errors, wasRecording = recording
+        errors = []
+        let r = body()
+        let produced = errors
+        errors = saved
+        recording = wasRecording
+        return (r, produced)
+    }
+
+    func child(_ keyword: [String], _ node: SchemaNode, _ inst: JSON, instanceKey: String? = nil, collect: Bool) -> (valid: Bool, ann: Annotations) {
+        keywordPath += keyword
+        if let k = instanceKey { instancePath.append(k) }
+        let r = eval(node, inst, collect: collect)
+        if instanceKey != nil { instancePath.removeLast() }
+        keywordPath.removeLast(keyword.count)
+        return r
+    }
+
+    func eval(_ n: SchemaNode, _ inst: JSON, collect: Bool) -> (valid: Bool, ann: Annotations) {
+        if let b = n.boolean {
+            if !b { fail("", "no value is allowed here (false schema)") }
+            // A boolean schema evaluates no keyword, so it produces no annotations.
+            return (b, Annotations())
+        }
+        let pushed = scope.last != n.base
+        if pushed { scope.append(n.base) }
+        defer { if pushed { scope.removeLast() } }
+
+        let collectHere = collect || n.needsAnnotations
+        var valid = true
+        var ann = Annotations()
+        func stop() -> Bool { !valid && !collectErrors }
+
+        // $ref and $dynamicRef (in place).
+        if let t = n.refTarget {
+            let r = child(["$ref"], t, inst, collect: collectHere)
+            if !r.valid { valid = false } else if collectHere { ann.merge(r.ann) }
+            if stop() { return (false, ann) }
+        }
+        if n.dynamicRef != nil, let t = resolveDynamic(n) {
+            let r = child(["$dynamicRef"], t, inst, collect: collectHere)
+            if !r.valid { valid = false } else if collectHere { ann.merge(r.ann) }
+            if stop() { return (false, ann) }
+        }
+
+        if n.validation {
+            if !checkValidation(n, inst) { valid = false }
+            if stop() { return (false, ann) }
+        }
+        if let f = n.format, options.formatAssertion, case .string(let s) = inst, !Formats.check(f, s) {
+            fail("format", "\"\(s.prefix(60))\" is not a valid \(f)"); valid = false
+        }
+
+        // In-place applicators.
+        for (i, s) in n.allOf.enumerated() {
+            let r = child(["allOf", String(i)], s, inst, collect: collectHere)
+            if !r.valid { valid = false } else if collectHere { ann.merge(r.ann) }
+            if stop() { return (false, ann) }
+        }
+        if !n.anyOf.isEmpty {
+            var any = false
+            var sub: [ValidationError] = []
+            for (i, s) in n.anyOf.enumerated() {
+                let (r, e) = quietly { child(["anyOf", String(i)], s, inst, collect: collectHere) }
+                if r.valid { any = true; if collectHere { ann.merge(r.ann) } else { break } } else { sub += e }
+            }
+            if !any { fail("anyOf", "matches none of the anyOf schemas"); if recording { errors += sub }; valid = false }
+            if stop() { return (false, ann) }
+        }
+        if !n.oneOf.isEmpty {
+            var matched: [Int] = []
+            var sub: [ValidationError] = []
+            var oneAnn = Annotations()
+            for (i, s) in n.oneOf.enumerated() {
+                let (r, e) = quietly { child(["oneOf", String(i)], s, inst, collect: collectHere) }
+                if r.valid { matched.append(i); oneAnn.merge(r.ann) } else { sub += e }
+                if matched.count > 1 && !collectErrors { break }
+            }
+            if matched.count != 1 {
+                fail("oneOf", matched.isEmpty ? "matches none of the oneOf schemas" : "matches more than one oneOf schema (\(matched.map(String.init).joined(separator: ", ")))")
+                if recording && matched.isEmpty { errors += sub }
+                valid = false
+            } else if collectHere { ann.merge(oneAnn) }
+            if stop() { return (false, ann) }
+        }
+        if let s = n.not {
+            let (r, _) = quietly { child(["not"], s, inst, collect: false) }
+            if r.valid { fail("not", "must not match the \"not\" schema"); valid = false }
+            if stop() { return (false, ann) }
+        }
+        if let s = n.ifSchema {
+            let (r, _) = quietly { child(["if"], s, inst, collect: collectHere) }
+            if r.valid {
+                if collectHere { ann.merge(r.ann) }
+                if let t = n.thenSchema {
+                    let tr = child(["then"], t, inst, collect: collectHere)
+                    if !tr.valid { valid = false } else if collectHere { ann.merge(tr.ann) }
+                }
+            } else if let e = n.elseSchema {
+                let er = child(["else"], e, inst, collect: collectHere)
+                if !er.valid { valid = false } else if collectHere { ann.merge(er.ann) }
+            }
+            if stop() { return (false, ann) }
+        }
+
+        switch inst {
+        case .object(let o):
+            if !evalObject(n, o, collect: collectHere, ann: &ann) { valid = false }
+        case .array(let a):
+            if !evalArray(n, a, collect: collectHere, ann: &ann) { valid = false }
+        default: break
+        }
+        return (valid, valid ? ann : Annotations())
+    }
+
+    func resolveDynamic(_ n: SchemaNode) -> SchemaNode? {
+        guard let initial = n.dynamicRefTarget else { return nil }
+        // Only a $dynamicRef whose static target is a $dynamicAnchor of that name is dynamic.
+        guard let name = n.dynamicRefName, initial.dynamicAnchor == name else { return initial }
+        for base in scope { if let t = compiler.dynamicAnchors[base]?[name] { return t } }
+        return initial
+    }
+
+    func checkValidation(_ n: SchemaNode, _ inst: JSON) -> Bool {
+        var ok = true
+        if let types = n.types, !types.contains(where: { Self.isType(inst, $0) }) {
+            fail("type", "expected \(types.joined(separator: " or ")), found \(inst.typeName)"); ok = false
+            if !collectErrors { return false }
+        }
+        if let e = n.enumValues, !e.contains(inst) { fail("enum", "must be one of the enumerated values"); ok = false }
+        if n.hasConst, let c = n.constValue, c != inst { fail("const", "must equal the constant value"); ok = false }
+        switch inst {
+        case .number(let x):
+            if let m = n.multipleOf, !Self.isMultiple(x, of: m) { fail("multipleOf", "\(x) is not a multiple of \(m)"); ok = false }
+            if let m = n.maximum, m < x { fail("maximum", "\(x) is greater than \(m)"); ok = false }
+            if let m = n.exclusiveMaximum, !(x < m) { fail("exclusiveMaximum", "\(x) is not less than \(m)"); ok = false }
+            if let m = n.minimum, x < m { fail("minimum", "\(x) is less than \(m)"); ok = false }
+            if let m = n.exclusiveMinimum, !(m < x) { fail("exclusiveMinimum", "\(x) is not greater than \(m)"); ok = false }
+        case .string(let s):
+            if n.maxLength != nil || n.minLength != nil {
+                let len = s.unicodeScalars.count
+                if let m = n.maxLength, len > m { fail("maxLength", "is \(len) characters long, more than \(m)"); ok = false }
+                if let m = n.minLength, len < m { fail("minLength", "is \(len) characters long, less than \(m)"); ok = false }
+            }
+            if let r = n.pattern, r.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil {
+                fail("pattern", "\"\(s.prefix(60))\" does not match the pattern \(n.patternSource)"); ok = false
+            }
+        case .array(let a):
+            if let m = n.maxItems, a.count > m { fail("maxItems", "has \(a.count) items, more than \(m)"); ok = false }
+            if let m = n.minItems, a.count < m { fail("minItems", "has \(a.count) items, fewer than \(m)"); ok = false }
+            if n.uniqueItems && a.count > 1 {
+                outer: for i in 0..<a.count { for j in (i + 1)..<a.count where a[i] == a[j] { fail("uniqueItems", "items \(i) and \(j) are equal"); ok = false; break outer } }
+            }
+        case .object(let o):
+            if let m = n.maxProperties, o.count > m { fail("maxProperties", "has \(o.count) properties, more than \(m)"); ok = false }
+            if let m = n.minProperties, o.count < m { fail("minProperties", "has \(o.count) properties, fewer than \(m)"); ok = false }
+            if !n.required.isEmpty {
+                let keys = Set(o.keys)
+                for r in n.required where !keys.contains(r) { fail("required", "the required property \"\(r)\" is missing"); ok = false }
+            }
+            if !n.dependentRequired.isEmpty {
+                let keys = Set(o.keys)
+                for (k, deps) in n.dependentRequired where keys.contains(k) {
+                    for d in deps where !keys.contains(d) { fail("dependentRequired", "\"\(d)\" is required when \"\(k)\" is present"); ok = false }
+                }
+            }
+        default: break
+        }
+        return ok
+    }
+
+    static func isType(_ v: JSON, _ t: String) -> Bool {
+        switch (v, t) {
+        case (.null, "null"), (.bool, "boolean"), (.string, "string"), (.array, "array"), (.object, "object"), (.number, "number"): return true
+        case (.number(let n), "integer"): return n.isInteger
+        default: return false
+        }
+    }
+
+    static func isMultiple(_ x: JSONNumber, of m: JSONNumber) -> Bool {
+        let dx = x.decimal, dm = m.decimal
+        if !dx.isNaN, !dm.isNaN, dm != 0, dx.exponent > -60, dx.exponent < 60 {
+            var q = dx / dm, r = Decimal()
+            if !q.isNaN && q.isFinite {
+                NSDecimalRound(&r, &q, 0, .plain)
+                return r == q
+            }
+        }
+        let q = x.double / m.double
+        return q.isFinite && q == q.rounded()
+    }
+
+    func evalObject(_ n: SchemaNode, _ o: JSONObject, collect: Bool, ann: inout Annotations) -> Bool {
+        var ok = true
+        var evaluated = Set<String>()
+        let needSet = collect || n.additionalProperties != nil || n.unevaluatedProperties != nil
+        for m in o.members {
+            var matched = false
+            if let s = n.properties[m.key] {
+                matched = true
+                if !child(["properties", m.key], s, m.value, instanceKey: m.key, collect: false).valid { ok = false; if !collectErrors { return false } }
+            }
+            for (r, src, s) in n.patternProperties where r.firstMatch(in: m.key, range: NSRange(m.key.startIndex..., in: m.key)) != nil {
+                matched = true
+                if !child(["patternProperties", src], s, m.value, instanceKey: m.key, collect: false).valid { ok = false; if !collectErrors { return false } }
+            }
+            if matched { if needSet { evaluated.insert(m.key) } }
+            else if let s = n.additionalProperties {
+                if !child(["additionalProperties"], s, m.value, instanceKey: m.key, collect: false).valid { ok = false; if !collectErrors { return false } }
+                if needSet { evaluated.insert(m.key) }
+            }
+            if let s = n.propertyNames {
+                if !child(["propertyNames"], s, .string(m.key), instanceKey: m.key, collect: false).valid { ok = false; if !collectErrors { return false } }
+            }
+        }
+        for (k, s) in n.dependentSchemas where o[k] != nil {
+            let r = child(["dependentSchemas", k], s, .object(o), collect: collect)
+            if !r.valid { ok = false; if !collectErrors { return false } } else if collect { ann.merge(r.ann) }
+        }
+        if collect || n.unevaluatedProperties != nil { ann.props.formUnion(evaluated) }
+        if let u = n.unevaluatedProperties {
+            for m in o.members where !ann.hasProp(m.key) {
+                if !child(["unevaluatedProperties"], u, m.value, instanceKey: m.key, collect: false).valid { ok = false; if !collectErrors { return false } }
+                ann.props.insert(m.key)
+            }
+        }
+        return ok
+    }
+
+    func evalArray(_ n: SchemaNode, _ a: [JSON], collect: Bool, ann: inout Annotations) -> Bool {
+        var ok = true
+        for (i, s) in n.prefixItems.enumerated() where i < a.count {
+            if !child(["prefixItems", String(i)], s, a[i], instanceKey: String(i), collect: false).valid { ok = false; if !collectErrors { return false } }
+        }
+        ann.itemsPrefix = max(ann.itemsPrefix, min(n.prefixItems.count, a.count))
+        if let s = n.items {
+            for i in n.prefixItems.count..<max(n.prefixItems.count, a.count) {
+                if !child(["items"], s, a[i], instanceKey: String(i), collect: false).valid { ok = false; if !collectErrors { return false } }
+            }
+            ann.allItems = true
+        }
+        if let c = n.contains {
+            var matches = 0
+            for (i, v) in a.enumerated() {
+                let (r, _) = quietly { child(["contains"], c, v, instanceKey: String(i), collect: false) }
+                if r.valid { matches += 1; ann.itemIndices.insert(i) }
+            }
+            let minC = n.validation ? (n.minContains ?? 1) : 1
+            if matches < minC {
+                fail(n.minContains != nil ? "minContains" : "contains", "contains \(matches) matching item(s), fewer than \(minC)"); ok = false
+            }
+            if n.validation, let maxC = n.maxContains, matches > maxC { fail("maxContains", "contains \(matches) matching items, more than \(maxC)"); ok = false }
+            if !ok && !collectErrors { return false }
+        }
+        if let u = n.unevaluatedItems {
+            for (i, v) in a.enumerated() where !ann.hasItem(i) {
+                if !child(["unevaluatedItems"], u, v, instanceKey: String(i), collect: false).valid { ok = false; if !collectErrors { return false } }
+            }
+            ann.allItems = true
+        }
+        return ok
+    }
+}
