@@ -102,6 +102,10 @@ public enum Build {
         files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site)))
         files.append(try openAPI(files: files, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site, hasPrevious: previous != nil && release.keep > 0))
 
+        // Every file against its kind's schema, before anything is written.
+        try OutputValidation.validate(files, baseURL: site.baseURL, threads: options.threads)
+        stage("validate")
+
         // Serialise in parallel; results land in input order, so output is independent of threads.
         let rendered = try serialise(files, threads: options.threads)
         stage("serialise")

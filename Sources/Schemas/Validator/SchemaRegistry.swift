@@ -30,7 +30,7 @@ public final class SchemaRegistry: @unchecked Sendable {
         }
     }
 
-    func document(_ uri: String) -> JSON? {
+    public func document(_ uri: String) -> JSON? {
         lock.lock(); defer { lock.unlock() }
         return documents[uri]
     }

@@ -82,6 +82,16 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(a, b)
     }
 
+    /// The real-corpus tree passes check-dist.py (python-jsonschema) and `generator validate`.
+    func testRealTreePassesBothJudges() throws {
+        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
+        let python = try TestSupport.run(["python3", checkDist.path, Self.tree.path])
+        XCTAssertEqual(python.status, 0, String(python.output.suffix(2000)))
+        XCTAssertTrue(python.output.hasSuffix(" 0 failed\n"), String(python.output.suffix(300)))
+        let ours = try TestSupport.runCLI(["validate", Self.tree.path])
+        XCTAssertEqual(ours.status, 0, String(ours.output.suffix(2000)))
+    }
+
     func testSearchCommandReportsDownloads() throws {
         let r = try TestSupport.runCLI(["search", Self.tree.path, "dewalt drill", "--limit", "3"])
         XCTAssertEqual(r.status, 0, r.output)

@@ -1,0 +1,120 @@
+import Foundation
+import Schemas
+import Crypto
+
+/// `generator validate DIST`: what an app or CI can check on a published tree — the manifest contract, every file
+/// of the file index present with its size and SHA-256, no file outside the index, and every JSON file valid
+/// against the schema the index names (the tree's own `schemas/`, registered by their `$id`).
+public enum TreeValidation {
+    public struct Report: Sendable {
+        public var checked = 0
+        public var problems: [(path: String, message: String)] = []
+        public var isValid: Bool { problems.isEmpty }
+
+        public func json() -> JSON {
+            .obj(["valid": .bool(isValid), "filesChecked": .int(checked),
+                  "problems": .array(problems.map { .obj(["path": .string($0.path), "message": .string($0.message)]) })])
+        }
+    }
+
+    public struct UsageError: Error, CustomStringConvertible { public let description: String }
+
+    public static func check(_ root: URL, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> Report {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
+            throw UsageError(description: "\(root.path) is not a directory")
+        }
+        var report = Report()
+        func problem(_ path: String, _ message: String) { report.problems.append((path, message)) }
+        func read(_ rel: String) -> [UInt8]? { FileManager.default.contents(atPath: root.appendingPathComponent(rel).path).map { [UInt8]($0) } }
+
+        // The manifest contract.
+        guard let manifestBytes = read("update-manifest.json") else { problem("update-manifest.json", "missing"); return report }
+        let manifest: JSON
+        do { manifest = try JSONReader.parse(manifestBytes) } catch { problem("update-manifest.json", "invalid JSON: \(error)"); return report }
+        if manifest["currentVersion"]?.stringValue == nil { problem("update-manifest.json", "currentVersion is not a string") }
+        if manifest["forceUpdate"]?.boolValue == nil { problem("update-manifest.json", "forceUpdate is not a boolean") }
+        let ref = manifest["fileIndex"]
+        guard let indexPath = ref?.stringValue ?? ref?["path"]?.stringValue, let indexBytes = read(indexPath) else {
+            problem("update-manifest.json", "fileIndex does not name a file of the tree"); return report
+        }
+        if let size = ref?["size"]?.intValue, size != indexBytes.count { problem(indexPath, "size \(indexBytes.count) differs from the manifest's \(size)") }
+        if let sha = ref?["sha256"]?.stringValue, sha != hex(indexBytes) { problem(indexPath, "sha256 differs from the manifest's") }
+        let entries: [JSON]
+        do { entries = try JSONReader.parse(indexBytes)["files"]?.arrayValue ?? [] } catch { problem(indexPath, "invalid JSON: \(error)"); return report }
+
+        // Listed versus on disk.
+        var listed: [String: JSON] = [:]
+        for e in entries { if let p = e["path"]?.stringValue { listed[p] = e } }
+        let onDisk = Set(allFiles(root))
+        for p in onDisk.subtracting(listed.keys).subtracting(["update-manifest.json", indexPath]).sorted() { problem(p, "on disk but not in the file index") }
+        for p in Set(listed.keys).subtracting(onDisk).sorted() { problem(p, "in the file index but not on disk") }
+
+        // Schemas of the tree, by path and by $id.
+        let registry = SchemaRegistry()
+        var schemaIds: [String: String] = [:]
+        for (p, e) in listed where e["schema"]?.stringValue == SchemaPublisher.metaSchemaURI && onDisk.contains(p) {
+            if let b = read(p), let doc = try? JSONReader.parse(b) { registry.add(doc, uri: doc["$id"]?.stringValue ?? "tree:///\(p)"); schemaIds[p] = doc["$id"]?.stringValue ?? "tree:///\(p)" }
+        }
+        var validators: [String: JSONSchemaValidator] = [:]
+        var schemaErrors: [String: String] = [:]
+        for schema in Set(listed.values.compactMap { $0["schema"]?.stringValue }) {
+            do {
+                if schema == SchemaPublisher.metaSchemaURI {
+                    validators[schema] = try JSONSchemaValidator(schema: registry.document(schema) ?? true, registry: registry, baseURI: schema)
+                } else if let id = schemaIds[schema], let doc = registry.document(URIReferenceString.stripFragment(id)) {
+                    validators[schema] = try JSONSchemaValidator(schema: doc, registry: registry, baseURI: id)
+                } else { schemaErrors[schema] = "the schema \(schema) is not a schema file of the tree" }
+            } catch { schemaErrors[schema] = "the schema \(schema) does not compile: \(error)" }
+        }
+
+        // Every listed file: size, hash, schema (in parallel; problems reported in path order).
+        let paths = Set(listed.keys).intersection(onDisk).sorted()
+        var results = [[String]](repeating: [], count: paths.count)
+        let chunks = max(1, min(paths.count, threads * 8))
+        results.withUnsafeMutableBufferPointer { out in
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                for i in (c * paths.count / chunks)..<((c + 1) * paths.count / chunks) {
+                    let p = paths[i], e = listed[p]!
+                    guard let b = read(p) else { out[i] = ["cannot be read"]; continue }
+                    var found: [String] = []
+                    if b.count != e["size"]?.intValue { found.append("size \(b.count) != indexed \(e["size"]?.intValue.map(String.init) ?? "?")") }
+                    if hex(b) != e["sha256"]?.stringValue { found.append("sha256 differs from the index") }
+                    if p.hasSuffix(".json") {
+                        if let s = e["schema"]?.stringValue {
+                            if let err = schemaErrors[s] { found.append(err) }
+                            else if let v = validators[s] {
+                                do {
+                                    let doc = try JSONReader.parse(b)
+                                    if !v.isValid(doc), let first = v.validate(doc).first {
+                                        found.append("schema error at \(first.instanceLocation.isEmpty ? "(root)" : first.instanceLocation) (keyword \(first.keywordLocation)): \(first.message)")
+                                    }
+                                } catch { found.append("invalid JSON: \(error)") }
+                            }
+                        } else { found.append("JSON file without a schema in the index") }
+                    }
+                    out[i] = found
+                }
+            }
+        }
+        for (i, found) in results.enumerated() { for f in found { problem(paths[i], f) } }
+        report.checked = paths.count
+        return report
+    }
+
+    static func allFiles(_ root: URL) -> [String] {
+        var out: [String] = []
+        let base = root.standardizedFileURL.path
+        guard let e = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return out }
+        for case let u as URL in e where (try? u.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            out.append(String(u.standardizedFileURL.path.dropFirst(base.count + 1)))
+        }
+        return out
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { Build.sha256Hex(bytes) }
+}
+
+enum URIReferenceString {
+    static func stripFragment(_ s: String) -> String { s.split(separator: "#", maxSplits: 1).first.map(String.init) ?? s }
+}
