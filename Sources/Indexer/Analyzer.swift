@@ -17,6 +17,10 @@ public struct Analyzer: Sendable {
 
     /// Lowercased, diacritics-free text (NFKD, combining marks dropped).
     public static func fold(_ text: String) -> String {
+        // ASCII needs no decomposition: lowercase the bytes directly (most catalog text is ASCII).
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
+        }
         var out = String.UnicodeScalarView()
         for u in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
             switch u.properties.generalCategory {
@@ -32,7 +36,10 @@ public struct Analyzer: Sendable {
         let folded = Array(fold(text).unicodeScalars)
         var words: [String] = []
         var i = 0
-        func isWordChar(_ u: Unicode.Scalar) -> Bool { u.properties.isAlphabetic || ("0"..."9").contains(u) }
+        func isWordChar(_ u: Unicode.Scalar) -> Bool {
+            if u.value < 0x80 { return (u.value >= 0x61 && u.value <= 0x7A) || (u.value >= 0x30 && u.value <= 0x39) || (u.value >= 0x41 && u.value <= 0x5A) }
+            return u.properties.isAlphabetic || u.properties.numericType == .decimal
+        }
         while i < folded.count {
             guard isWordChar(folded[i]) else { i += 1; continue }
             // A run of word characters and inner joiners (/ - . ').
@@ -46,7 +53,7 @@ public struct Analyzer: Sendable {
             let run = String(String.UnicodeScalarView(folded[i..<j]))
             i = j
             let hasDigit = run.unicodeScalars.contains { ("0"..."9").contains($0) }
-            let apostrophes = run.replacingOccurrences(of: "’", with: "'")
+            let apostrophes = run.unicodeScalars.contains("’") ? String(String.UnicodeScalarView(run.unicodeScalars.map { $0 == "’" ? "'" : $0 })) : run
             if hasDigit {
                 words.append(apostrophes)
                 // Also the hyphen parts, so "20v-max" is found by "20v" and by "max".
@@ -68,7 +75,7 @@ public struct Analyzer: Sendable {
     public static func stem(_ word: String) -> String {
         var w = word
         if w.hasSuffix("'s") { w.removeLast(2) } else if w.hasSuffix("'") { w.removeLast() }
-        w = w.replacingOccurrences(of: "'", with: "")
+        if w.utf8.contains(0x27) { w.removeAll { $0 == "'" } }
         guard w.count > 3, !w.contains(where: \.isNumber) else { return w }
         if w.hasSuffix("ies"), w.count > 4 { return String(w.dropLast(3)) + "y" }
         if w.hasSuffix("sses") || w.hasSuffix("xes") || w.hasSuffix("zes") || w.hasSuffix("ches") || w.hasSuffix("shes") {

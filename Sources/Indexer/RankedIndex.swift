@@ -42,20 +42,26 @@ public struct RankedIndexBuilder: Sendable {
 
     /// `folder` is the path prefix of every file (e.g. `search`); documents keep the given order (which is the
     /// store order: put documents that are often found together next to each other).
-    public func build(_ docs: [RankedDocument], folder: String) throws -> Output {
+    public func build(_ docs: [RankedDocument], folder: String, threads: Int = 1) throws -> Output {
         let s = settings
         // Weighted term frequencies per document.
-        var docTerms: [[String: Double]] = []
-        var lengths: [Double] = []
-        docTerms.reserveCapacity(docs.count)
-        for d in docs {
-            var tf: [String: Double] = [:]
-            var len = 0.0
-            for f in d.fields {
-                for t in Analyzer.terms(f.text) { tf[t, default: 0] += f.weight; len += f.weight }
+        // Analysed in parallel chunks; results by index, so the output ignores the thread count.
+        var analysed = [(tf: [String: Double], len: Double)?](repeating: nil, count: docs.count)
+        let chunks = max(1, min(docs.count, threads * 8))
+        analysed.withUnsafeMutableBufferPointer { out in
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                for i in (c * docs.count / chunks)..<((c + 1) * docs.count / chunks) {
+                    var tf: [String: Double] = [:]
+                    var len = 0.0
+                    for f in docs[i].fields {
+                        for t in Analyzer.terms(f.text) { tf[t, default: 0] += f.weight; len += f.weight }
+                    }
+                    out[i] = (tf, len)
+                }
             }
-            docTerms.append(tf); lengths.append(len)
         }
+        let docTerms = analysed.map { $0!.tf }
+        let lengths = analysed.map { $0!.len }
         let n = Double(docs.count)
         let avgdl = lengths.isEmpty ? 1 : max(lengths.reduce(0, +) / n, 1e-9)
         var postings: [String: [(Int, Int)]] = [:]

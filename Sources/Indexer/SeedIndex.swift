@@ -29,32 +29,49 @@ public struct SearchDocument: Sendable {
 ///   words and single characters — words that client can send — no per-product keyword lists and no image URLs
 ///   (an app shows the image from the product's detail page).
 public enum SeedIndex {
-    public static func build(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool) -> JSON {
+    public static func build(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1) -> JSON {
+        // Each product's keys, computed in parallel chunks (results by index, so the output ignores thread count).
+        var perDoc = [(keys: [String], json: JSON)?](repeating: nil, count: docs.count)
+        let chunks = max(1, min(docs.count, threads * 8))
+        perDoc.withUnsafeMutableBufferPointer { out in
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                for i in (c * docs.count / chunks)..<((c + 1) * docs.count / chunks) { out[i] = entry(docs[i], compact: compact) }
+            }
+        }
         var keywordIds: [String: [Int]] = [:]
         var productJSON: [JSON] = []
         productJSON.reserveCapacity(docs.count)
-        for (i, d) in docs.enumerated() {
-            var keys = Set<String>()
-            for text in [d.name, d.brand, d.category] { keys.formUnion(compact ? compactWords(text) : clientWords(text)) }
-            var own: [String] = []
-            if !compact {
-                var terms = Set<String>()
-                for text in [d.name, d.brand, d.category] {
-                    for w in Analyzer.words(text) { terms.insert(w); terms.insert(Analyzer.stem(w)) }
-                }
-                keys.formUnion(terms.filter { $0.count >= Analyzer.minimumLength })
-                keys.formUnion(Analyzer.terms(d.description))
-                keys.remove("")
-                // A product lists exactly the keys it is indexed under.
-                own = keys.sorted()
-            }
-            for k in keys where !k.isEmpty { keywordIds[k, default: []].append(i) }
-            productJSON.append(.obj([
-                "id": .string(d.id), "name": .string(d.name), "brand": .string(d.brand), "category": .string(d.category),
-                "price": d.price.map(JSON.number) ?? .null, "rating": d.rating.map(JSON.double) ?? .null,
-                "keywords": .strings(own), "imageUrl": .string(compact ? "" : d.imageUrl),
-            ]))
+        for (i, e) in perDoc.enumerated() {
+            for k in e!.keys { keywordIds[k, default: []].append(i) }
+            productJSON.append(e!.json)
         }
+        return finish(docs, keywordIds, productJSON, version: version, generatedAt: generatedAt)
+    }
+
+    static func entry(_ d: SearchDocument, compact: Bool) -> (keys: [String], json: JSON) {
+        var keys = Set<String>()
+        for text in [d.name, d.brand, d.category] { keys.formUnion(compact ? compactWords(text) : clientWords(text)) }
+        var own: [String] = []
+        if !compact {
+            var terms = Set<String>()
+            for text in [d.name, d.brand, d.category] {
+                for w in Analyzer.words(text) { terms.insert(w); terms.insert(Analyzer.stem(w)) }
+            }
+            keys.formUnion(terms.filter { $0.count >= Analyzer.minimumLength })
+            keys.formUnion(Analyzer.terms(d.description))
+            keys.remove("")
+            // A product lists exactly the keys it is indexed under.
+            own = keys.sorted()
+        }
+        keys.remove("")
+        return (Array(keys), .obj([
+            "id": .string(d.id), "name": .string(d.name), "brand": .string(d.brand), "category": .string(d.category),
+            "price": d.price.map(JSON.number) ?? .null, "rating": d.rating.map(JSON.double) ?? .null,
+            "keywords": .strings(own), "imageUrl": .string(compact ? "" : d.imageUrl),
+        ]))
+    }
+
+    static func finish(_ docs: [SearchDocument], _ keywordIds: [String: [Int]], _ productJSON: [JSON], version: String, generatedAt: String) -> JSON {
         func idMap(_ m: [String: [Int]]) -> JSON {
             .object(JSONObject(m.keys.sorted().map { k in (k, .strings(m[k]!.map { docs[$0].id })) }))
         }
@@ -70,13 +87,15 @@ public enum SeedIndex {
         ])
     }
 
+    static let trimSet = CharacterSet.punctuationCharacters.union(.symbols)
+
     /// What the design document's client can look up for a text: its space-separated words, lowercased, as typed
     /// and without surrounding punctuation ("drill," → "drill,", "drill").
     public static func clientWords(_ text: String) -> Set<String> {
         var out = Set<String>()
         for w in text.lowercased().split(separator: " ") {
             out.insert(String(w))
-            let trimmed = w.trimmingCharacters(in: .punctuationCharacters.union(.symbols))
+            let trimmed = w.trimmingCharacters(in: trimSet)
             if !trimmed.isEmpty { out.insert(trimmed) }
         }
         return out
@@ -87,7 +106,7 @@ public enum SeedIndex {
     public static func compactWords(_ text: String) -> Set<String> {
         var out = Set<String>()
         for w in text.lowercased().split(separator: " ") {
-            let trimmed = w.trimmingCharacters(in: .punctuationCharacters.union(.symbols))
+            let trimmed = w.trimmingCharacters(in: trimSet)
             if trimmed.count >= Analyzer.minimumLength, !Analyzer.stopWords.contains(trimmed) { out.insert(trimmed) }
         }
         return out

@@ -104,5 +104,9 @@ final class ReleaseTests: XCTestCase {
 
         // The manifest stays small.
         XCTAssertLessThanOrEqual(v2["update-manifest.json"]!.count, 4096)
+        // The release tree passes python-jsonschema's check (hashes, index, every schema).
+        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
+        let judged = try TestSupport.run(["python3", checkDist.path, out.path])
+        XCTAssertEqual(judged.status, 0, String(judged.output.suffix(1500)))
     }
 }

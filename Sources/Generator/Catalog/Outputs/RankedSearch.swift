@@ -41,11 +41,14 @@ struct RankedSearchOutput: CatalogOutput {
         ]))]))
     var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store] }
 
+    /// Product indices in brand, category, name, id order (keys computed once, then sorted).
+    static func storeOrder(_ c: CatalogContext) -> [Int] {
+        let keys = c.model.products.map { ($0.brandKey ?? "", c.categoryPath($0), $0.name, $0.id) }
+        return keys.indices.sorted { keys[$0] < keys[$1] }
+    }
+
     static func documents(_ c: CatalogContext) -> [RankedDocument] {
-        let ordered = c.model.products.sorted {
-            ($0.brandKey ?? "", c.categoryPath($0), $0.name, $0.id) < ($1.brandKey ?? "", c.categoryPath($1), $1.name, $1.id)
-        }
-        return ordered.map { p in
+        return storeOrder(c).map { c.model.products[$0] }.map { p in
             RankedDocument(id: p.segment, fields: [("name", 3, p.name), ("brand", 2, c.brandName(p)),
                                                    ("category", 1.5, c.categoryName(p)), ("description", 1, p.description)],
                            stored: .obj(["id": .string(p.segment), "name": .string(p.name), "brand": .string(c.brandName(p)),
@@ -56,7 +59,7 @@ struct RankedSearchOutput: CatalogOutput {
     }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
-        let out = try RankedIndexBuilder().build(Self.documents(c), folder: "search")
+        let out = try RankedIndexBuilder().build(Self.documents(c), folder: "search", threads: c.threads)
         return out.files.map { path, json in
             let kind = path == out.metaPath ? Self.meta : path.hasPrefix("search/terms/") ? Self.terms
                 : path.hasPrefix("search/vocab/") ? Self.vocabulary : Self.store

@@ -30,9 +30,7 @@ struct SearchIndexOutput: CatalogOutput {
 
     static func documents(_ c: CatalogContext) -> [SearchDocument] {
         // Brand, category, name order: similar entries side by side make the files compress better.
-        c.model.products.sorted {
-            ($0.brandKey ?? "", c.categoryPath($0), $0.name, $0.id) < ($1.brandKey ?? "", c.categoryPath($1), $1.name, $1.id)
-        }.map { p in
+        RankedSearchOutput.storeOrder(c).map { c.model.products[$0] }.map { p in
             SearchDocument(id: p.segment, name: p.name, brand: c.brandName(p), category: c.categoryName(p),
                            description: p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "")
         }
@@ -41,10 +39,8 @@ struct SearchIndexOutput: CatalogOutput {
     func render(_ c: CatalogContext) throws -> [OutputFile] {
         let docs = Self.documents(c)
         var full: JSON = .null, compact: JSON = .null
-        DispatchQueue.concurrentPerform(iterations: 2) { i in
-            let j = SeedIndex.build(docs, version: c.model.dataVersion, generatedAt: c.generatedAt, compact: i == 1)
-            if i == 0 { full = j } else { compact = j }
-        }
+        full = SeedIndex.build(docs, version: c.model.dataVersion, generatedAt: c.generatedAt, compact: false, threads: c.threads)
+        compact = SeedIndex.build(docs, version: c.model.dataVersion, generatedAt: c.generatedAt, compact: true, threads: c.threads)
         return [OutputFile(path: "search-index.json", json: full, kind: Self.full, stampsBuildTime: true),
                 OutputFile(path: "search-index-compact.json", json: compact, kind: Self.compact, stampsBuildTime: true)]
     }

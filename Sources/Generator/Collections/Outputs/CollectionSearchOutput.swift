@@ -41,7 +41,7 @@ struct CollectionSearchOutput: CollectionOutput {
             return RankedDocument(id: item.id, fields: decl.search.map { f in (f.field, f.weight, Self.text(item.values[f.field])) },
                                   stored: .object(stored))
         }
-        let out = try RankedIndexBuilder().build(docs, folder: Self.folder(decl))
+        let out = try RankedIndexBuilder().build(docs, folder: Self.folder(decl), threads: context.threads)
         let k = kinds(decl)
         return out.files.map { path, json in
             let rest = path.dropFirst(Self.folder(decl).count + 1)

@@ -1,0 +1,187 @@
+import Foundation
+import Schemas
+
+/// One scored parcel.
+struct Parcel {
+    var parcelId: String
+    var county: String
+    var amount: Decimal
+    var amountDouble: Double
+    var acreage: Double?
+    var acreageSource: String
+    var assessedValue: Decimal?
+    var description: String
+    var owner: String?
+    var yearSold: String?
+    var pricePerAcre: Double?
+    var waterScore: Double
+    var assessedRatio: Double
+    var investmentScore: Double
+    var allInCost: Decimal
+    var grade: String
+    var rank = 0
+    /// File name under auctions/properties/ (the parcel id, with the county when two counties share an id).
+    var segment = ""
+}
+
+/// Alabama tax-sale parcels (CSV as counties publish them) → scored, ranked JSON.
+public struct AuctionsDomain: Domain {
+    public let name = "auctions"
+    public init() {}
+
+    func files(_ context: BuildContext, _ s: AuctionSettings) -> [AuctionSettings.FileSpec] {
+        if !s.files.isEmpty { return s.files }
+        let dir = context.inputDirectory.appendingPathComponent("auctions")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.filter { $0.lowercased().hasSuffix(".csv") || $0.lowercased().hasSuffix(".tsv") }.sorted()
+            .map { AuctionSettings.FileSpec(path: "auctions/\($0)", county: nil) }
+    }
+
+    public func isPresent(in context: BuildContext) -> Bool {
+        guard let s = try? AuctionSettings.read(context.site, file: "site.json") else { return true }  // let build() report it
+        return !files(context, s).isEmpty
+    }
+
+    public func build(_ context: BuildContext) throws -> DomainResult {
+        let model = try load(context)
+        var result = DomainResult(report: model.report)
+        for unit in AuctionOutputs.all {
+            result.files += try unit.render(model, context)
+            result.kinds += unit.kinds
+        }
+        return result
+    }
+
+    struct Model {
+        var parcels: [Parcel]          // rank order
+        var settings: AuctionSettings
+        var recordedAt: String
+        var report: [ReportItem]
+    }
+
+    /// Every row scored, before de-duplication and filters (what the original computes per row).
+    func score(_ rows: [AuctionRow], fileCounty: [String: String?], settings s: AuctionSettings) -> (parcels: [(AuctionRow, Parcel)], errors: [BuildError]) {
+        var out: [(AuctionRow, Parcel)] = []
+        var errors: [BuildError] = []
+        for r in rows {
+            do {
+                guard let pid = r.parcelId?.trimmingCharacters(in: .whitespaces), !AuctionInput.isMissing(pid) else {
+                    throw AuctionRowError(field: "parcel id", message: "is missing")
+                }
+                let countyText = AuctionInput.isMissing(r.county) ? (fileCounty[r.file] ?? nil) : r.county
+                guard let countyText else { throw AuctionRowError(field: "county", message: "no county column and no county for this file in site.json (auctions.files)") }
+                guard let county = AlabamaCounties.canonical(countyText) else {
+                    throw AuctionRowError(field: "county", message: "\"\(countyText)\" is not one of Alabama's 67 counties")
+                }
+                guard let amount = try AuctionInput.money(r.amount) else { throw AuctionRowError(field: "amount", message: "is missing") }
+                if amount < 0 { throw AuctionRowError(field: "amount", message: "is negative (\(amount))") }
+                let assessed = try AuctionInput.money(r.assessed)
+                let description = (r.description ?? "").trimmingCharacters(in: .whitespaces)
+                var acreage: Double?
+                var source = "column"
+                if !AuctionInput.isMissing(r.acreage) {
+                    guard let a = Double(r.acreage!.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")) else {
+                        throw AuctionRowError(field: "acreage", message: "\"\(r.acreage!)\" is not a number")
+                    }
+                    if a < 0 { throw AuctionRowError(field: "acreage", message: "is negative (\(r.acreage!))") }
+                    acreage = a
+                } else if let inferred = AuctionInput.inferAcreage(description) {
+                    acreage = inferred.acres; source = inferred.source
+                } else { source = "unknown" }
+                let amountDouble = NSDecimalNumber(decimal: amount).doubleValue
+                let ppa: Double? = (acreage ?? 0) > 0 ? amountDouble / acreage! : nil
+                let water = AuctionScoring.water(description)
+                let ratio: Double = assessed.map { $0 > 0 ? amountDouble / NSDecimalNumber(decimal: $0).doubleValue : 1.0 } ?? 1.0
+                let score = AuctionScoring.investmentScore(pricePerAcre: ppa ?? 0, acreage: acreage ?? 0, water: water,
+                                                           assessedRatio: ratio, weights: s.weights)
+                out.append((r, Parcel(parcelId: pid, county: county, amount: amount, amountDouble: amountDouble, acreage: acreage,
+                                      acreageSource: source, assessedValue: assessed, description: description,
+                                      owner: AuctionInput.isMissing(r.owner) ? nil : r.owner!.trimmingCharacters(in: .whitespaces),
+                                      yearSold: AuctionInput.isMissing(r.yearSold) ? nil : r.yearSold!.trimmingCharacters(in: .whitespaces),
+                                      pricePerAcre: ppa, waterScore: water, assessedRatio: ratio, investmentScore: score,
+                                      allInCost: AuctionScoring.allInCost(amount), grade: AuctionScoring.grade(score, thresholds: s.grades))))
+            } catch let e as AuctionRowError {
+                errors.append(BuildError(file: r.file, line: r.line, field: e.field, e.message))
+            } catch {
+                errors.append(BuildError(file: r.file, line: r.line, "\(error)"))
+            }
+        }
+        return (out, errors)
+    }
+
+    func load(_ context: BuildContext) throws -> Model {
+        let siteFile = context.displayPath(context.inputDirectory.appendingPathComponent("site.json"))
+        let s = try AuctionSettings.read(context.site, file: siteFile)
+        var rows: [AuctionRow] = []
+        var fileCounty: [String: String?] = [:]
+        var report: [ReportItem] = []
+        for spec in files(context, s) {
+            let url = context.inputDirectory.appendingPathComponent(spec.path)
+            let display = context.displayPath(url)
+            guard FileManager.default.fileExists(atPath: url.path) else { throw BuildError(file: siteFile, field: "auctions.files", "\(spec.path) not found") }
+            let table = try CSVReader.read(url, displayName: display)
+            if let c = spec.county, AlabamaCounties.canonical(c) == nil {
+                throw BuildError(file: siteFile, field: "auctions.files", "\"\(c)\" (for \(spec.path)) is not one of Alabama's 67 counties")
+            }
+            fileCounty[display] = spec.county
+            let r = AuctionInput.rows(table, display: display)
+            report.append(ReportItem(domain: name, key: "rows read from \(display)", count: r.count))
+            rows += r
+        }
+        let (scored, errors) = score(rows, fileCounty: fileCounty, settings: s)
+        if !errors.isEmpty {
+            if context.skipBadRows {
+                report.append(ReportItem(domain: name, key: "bad rows skipped", count: errors.count, policy: "--skip-bad-rows: left out",
+                                         examples: errors.prefix(3).map { "\($0.file):\($0.line ?? 0)" }))
+            } else { throw BuildErrors(errors) }
+        }
+        // Exact duplicate rows and repeated (county, parcel id): the first row wins.
+        var seenRows = Set<[String]>(), seenKeys = Set<String>(), idCounts: [String: Int] = [:]
+        var exactDuplicates = 0, repeated = 0
+        var parcels: [Parcel] = []
+        for (row, p) in scored {
+            if !seenRows.insert(row.raw).inserted { exactDuplicates += 1 }
+            idCounts[p.parcelId, default: 0] += 1
+            if !seenKeys.insert("\(p.county)\u{0}\(p.parcelId)").inserted { repeated += 1; continue }
+            parcels.append(p)
+        }
+        let repeatedIds = idCounts.filter { $0.value > 1 }.count
+        report.append(ReportItem(domain: name, key: "parcel ids that occur more than once", count: repeatedIds, policy: "first row of each (county, parcel id) kept"))
+        report.append(ReportItem(domain: name, key: "rows repeating a (county, parcel id)", count: repeated, policy: "left out"))
+        report.append(ReportItem(domain: name, key: "exact duplicate rows", count: exactDuplicates))
+        // Filters from config.
+        let before = parcels.count
+        parcels.removeAll { p in
+            if let m = s.minAcres, (p.acreage ?? 0) < m { return true }
+            if let m = s.maxAcres, (p.acreage ?? 0) > m { return true }
+            if let m = s.maxPrice, p.amount > m { return true }
+            return false
+        }
+        if before != parcels.count { report.append(ReportItem(domain: name, key: "parcels outside the configured filters", count: before - parcels.count, policy: "left out")) }
+        report.append(ReportItem(domain: name, key: "parcels published", count: parcels.count))
+        // Rank: score (high first), price per acre (low first; unknown last), water (high first), parcel id, county.
+        parcels.sort { a, b in
+            if a.investmentScore != b.investmentScore { return a.investmentScore > b.investmentScore }
+            let pa = a.pricePerAcre ?? .infinity, pb = b.pricePerAcre ?? .infinity
+            if pa != pb { return pa < pb }
+            if a.waterScore != b.waterScore { return a.waterScore > b.waterScore }
+            if a.parcelId != b.parcelId { return a.parcelId < b.parcelId }
+            return a.county < b.county
+        }
+        // File names: the parcel id, with the county slug when two counties publish the same id.
+        var idCounties: [String: Set<String>] = [:]
+        for p in parcels { idCounties[p.parcelId, default: []].insert(p.county) }
+        var claims = CollisionDetector()
+        for i in parcels.indices {
+            parcels[i].rank = i + 1
+            let base = idCounties[parcels[i].parcelId]!.count > 1 ? "\(parcels[i].parcelId)-\(AlabamaCounties.slug(parcels[i].county))" : parcels[i].parcelId
+            do { parcels[i].segment = try SafePath.segment(base) } catch {
+                throw BuildError(file: "auctions", field: "parcel id", "parcel id \"\(parcels[i].parcelId)\" cannot be a file name: it \(error)")
+            }
+            if let other = claims.claim(path: parcels[i].segment, id: "\(parcels[i].county)/\(parcels[i].parcelId)") {
+                throw BuildError(file: "auctions", field: "parcel id", "parcels \(other) and \(parcels[i].county)/\(parcels[i].parcelId) map to the same file name \(parcels[i].segment)")
+            }
+        }
+        return Model(parcels: parcels, settings: s, recordedAt: s.recordedAt ?? context.generatedAt, report: report)
+    }
+}
