@@ -22,6 +22,9 @@ enum TestSupport {
         var catalog = siteObj["catalog"] as? [String: Any] ?? [:]
         catalog.removeValue(forKey: "featured")
         siteObj["catalog"] = catalog
+        // The default site.json names the default input's auction and NBA files; a test input has only its own.
+        siteObj.removeValue(forKey: "auctions")
+        siteObj.removeValue(forKey: "nba")
         site?(&siteObj)
         try! JSONSerialization.data(withJSONObject: siteObj, options: [.prettyPrinted, .sortedKeys]).write(to: dir.appendingPathComponent("site.json"))
         if copyDefaultCatalog {

@@ -44,7 +44,7 @@ public struct BuildSummary: Sendable {
 /// The pipeline: Input → Model → Compute → Emit (domains) → Serialise → Check → Manifest → Write.
 public enum Build {
     /// Every domain the compiler knows, in build order.
-    public static let domains: [Domain] = [CatalogDomain(), CollectionsDomain(), AuctionsDomain()]
+    public static let domains: [Domain] = [CatalogDomain(), CollectionsDomain(), AuctionsDomain(), NBADomain()]
 
     public static func run(_ options: BuildOptions, domains: [Domain] = Build.domains,
                            progress: (String) -> Void = { _ in }) throws -> BuildSummary {

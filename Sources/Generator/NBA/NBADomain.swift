@@ -1,0 +1,105 @@
+import Foundation
+import Schemas
+
+/// NBA seasons (teams, games, closing totals, optional box scores) → standings, games, players and nightly totals
+/// snapshots with a reproducible Monte Carlo, checked against the exact probability, plus a walk-forward backtest.
+public struct NBADomain: Domain {
+    public let name = "nba"
+    public init() {}
+
+    func folder(_ context: BuildContext) throws -> URL {
+        context.inputDirectory.appendingPathComponent(try NBASettings.read(context.site, file: "site.json").folder)
+    }
+
+    public func isPresent(in context: BuildContext) -> Bool {
+        guard let dir = try? folder(context) else { return true }
+        return FileManager.default.fileExists(atPath: dir.appendingPathComponent("games.csv").path)
+    }
+
+    struct GameAnalysis {
+        let game: NBAGame
+        let home: TeamForm, away: TeamForm
+        let projection: TotalsModel.Projection
+        let line: NBALine?
+        var simulation: TotalsModel.Simulation?
+        var exactOver: Double?
+    }
+
+    struct Snapshot { let date: String; var games: [GameAnalysis] }
+
+    struct Model {
+        let data: NBAData
+        let settings: NBASettings
+        let seasons: [String]
+        var snapshots: [Snapshot]
+        var report: [ReportItem]
+    }
+
+    public func build(_ context: BuildContext) throws -> DomainResult {
+        let model = try load(context)
+        var result = DomainResult(report: model.report)
+        for unit in NBAOutputs.all {
+            result.files += try unit.render(model, context)
+            result.kinds += unit.kinds
+        }
+        return result
+    }
+
+    func load(_ context: BuildContext) throws -> Model {
+        let siteFile = context.displayPath(context.inputDirectory.appendingPathComponent("site.json"))
+        let s = try NBASettings.read(context.site, file: siteFile)
+        let dir = context.inputDirectory.appendingPathComponent(s.folder)
+        let data = try NBAData.load(dir, display: context.displayPath)
+        var seasons: [String] = []
+        for g in data.games where !seasons.contains(g.season) { seasons.append(g.season) }
+        if let wanted = s.seasons {
+            for w in wanted where !seasons.contains(w) { throw BuildError(file: siteFile, field: "nba.seasons", "season \(w) is not in games.csv") }
+            seasons = seasons.filter { wanted.contains($0) }
+        }
+        let games = data.games.filter { seasons.contains($0.season) }
+        let dates = s.dates ?? Array(Set(games.filter { data.lines[$0.id] != nil }.map(\.date))).sorted()
+        let model = TotalsModel(s: s)
+        var formCache: [String: [Int: TeamForm]] = [:]
+        var snapshots: [Snapshot] = []
+        for date in dates {
+            let tonight = games.filter { $0.date == date }
+            var analyses: [GameAnalysis] = []
+            for g in tonight {
+                let key = "\(g.season)|\(date)"
+                let forms = formCache[key] ?? TeamForm.asOf(date, season: g.season, games: games)
+                formCache[key] = forms
+                let home = forms[g.home] ?? TeamForm(), away = forms[g.away] ?? TeamForm()
+                analyses.append(GameAnalysis(game: g, home: home, away: away, projection: TotalsModel.project(home: home, away: away),
+                                             line: data.lines[g.id], simulation: nil, exactOver: nil))
+            }
+            snapshots.append(Snapshot(date: date, games: analyses))
+        }
+        // Simulate every game of every snapshot, in parallel; each game has its own seed, so the thread count
+        // changes nothing.
+        var flat: [(Int, Int)] = []
+        for (i, snap) in snapshots.enumerated() { for j in snap.games.indices { flat.append((i, j)) } }
+        var results = [(TotalsModel.Simulation, Double?)?](repeating: nil, count: flat.count)
+        let chunks = max(1, min(flat.count, context.threads * 8))
+        let snaps = snapshots
+        results.withUnsafeMutableBufferPointer { out in
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                for k in (c * flat.count / chunks)..<((c + 1) * flat.count / chunks) {
+                    let a = snaps[flat[k].0].games[flat[k].1]
+                    let sim = model.simulate(a.projection, line: a.line?.total, seed: TotalsModel.seed(a.game.id, s.modelKey))
+                    out[k] = (sim, a.line.map { model.exactOver(a.projection, line: $0.total) })
+                }
+            }
+        }
+        for (k, (i, j)) in flat.enumerated() {
+            snapshots[i].games[j].simulation = results[k]!.0
+            snapshots[i].games[j].exactOver = results[k]!.1
+        }
+        let report = [
+            ReportItem(domain: name, key: "games read", count: data.games.count),
+            ReportItem(domain: name, key: "games with a closing total", count: games.filter { data.lines[$0.id] != nil }.count),
+            ReportItem(domain: name, key: "games without a line", count: games.filter { data.lines[$0.id] == nil }.count, policy: "verdict NO_LINE"),
+            ReportItem(domain: name, key: "snapshot dates", count: snapshots.count),
+        ]
+        return Model(data: data, settings: s, seasons: seasons, snapshots: snapshots, report: report)
+    }
+}

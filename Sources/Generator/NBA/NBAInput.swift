@@ -1,0 +1,148 @@
+import Foundation
+import Schemas
+
+/// `nba` in site.json; every key is optional.
+struct NBASettings {
+    var folder = "nba"
+    /// Seasons to compile (default: every season in games.csv).
+    var seasons: [String]?
+    /// Snapshot dates (default: every date with at least one game that has a closing line).
+    var dates: [String]?
+    var simulations = 10_000
+    var rho = 0.2
+    var overtimeProbability = 0.06
+    var overtimeMean = 12.0
+    var overtimeSD = 3.0
+    var scoreFloor = 70.0
+    var strongEdge = 8.0
+    var leanEdge = 3.0
+    var kellyFraction = 0.25
+    var kellyCap = 0.05
+    var backtest = true
+    var gridRho: [Double] = [0.0, 0.2, 0.3, 0.5]
+    var gridOvertimePoints: [Double] = [12, 22]
+
+    static func read(_ site: SiteConfig, file: String) throws -> NBASettings {
+        var s = NBASettings()
+        var o = try site.section("nba", file: file)
+        s.folder = try o.string("folder", default: "nba")
+        if o.has("seasons") { s.seasons = try o.stringArray("seasons") }
+        if o.has("dates") { s.dates = try o.stringArray("dates") }
+        s.simulations = try o.int("simulations", default: 10_000, min: 100, max: 1_000_000)
+        s.rho = try o.double("rho", default: 0.2)
+        guard (-0.99...0.99).contains(s.rho) else { throw BuildError(file: file, field: "nba.rho", "must be within −0.99…0.99") }
+        s.overtimeProbability = try o.double("overtimeProbability", default: 0.06)
+        s.overtimeMean = try o.double("overtimePoints", default: 12)
+        s.overtimeSD = try o.double("overtimeSD", default: 3)
+        s.scoreFloor = try o.double("scoreFloor", default: 70)
+        s.strongEdge = try o.double("strongEdge", default: 8)
+        s.leanEdge = try o.double("leanEdge", default: 3)
+        s.kellyFraction = try o.double("kellyFraction", default: 0.25)
+        s.kellyCap = try o.double("kellyCap", default: 0.05)
+        s.backtest = try o.bool("backtest", default: true)
+        if o.has("backtestRho") { s.gridRho = try o.stringArray("backtestRho").compactMap(Double.init) }
+        try o.finish()
+        return s
+    }
+
+    /// A short text of every model setting, part of each game's random seed.
+    var modelKey: String { "n=\(simulations);rho=\(rho);ot=\(overtimeProbability),\(overtimeMean),\(overtimeSD);floor=\(scoreFloor)" }
+}
+
+struct NBATeam { let id: Int; let abbreviation: String; let fullName: String }
+
+struct NBAGame {
+    let id: String
+    let season: String
+    let date: String
+    let home: Int
+    let away: Int
+    let homeScore: Int
+    let awayScore: Int
+    let otPeriods: Int
+}
+
+struct NBALine { let total: Double; let overOdds: Double; let underOdds: Double }
+
+struct NBAPlayerLine {
+    let gameId: String, playerId: Int, name: String, teamId: Int
+    let minutes, points, rebounds, assists, steals, blocks, turnovers: Double
+    let fgm, fga, fg3m, fg3a, ftm, fta: Double
+}
+
+struct NBAData {
+    var teams: [Int: NBATeam] = [:]
+    var games: [NBAGame] = []
+    /// Closing line per game.
+    var lines: [String: NBALine] = [:]
+    var players: [NBAPlayerLine] = []
+
+    static func load(_ dir: URL, display: (URL) -> String) throws -> NBAData {
+        var d = NBAData()
+        func table(_ name: String) throws -> (CSVTable, String)? {
+            let url = dir.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+            return (try CSVReader.read(url, displayName: display(url)), display(url))
+        }
+        func need(_ t: CSVTable, _ file: String, _ cols: [String]) throws -> [String: Int] {
+            var m: [String: Int] = [:]
+            for c in cols {
+                guard let i = t.column([c]) else { throw BuildError(file: file, line: 1, field: c, "missing column") }
+                m[c] = i
+            }
+            return m
+        }
+        func num<T>(_ r: CSVRecord, _ i: Int, _ file: String, _ field: String, _ f: (String) -> T?) throws -> T {
+            let s = i < r.fields.count ? r.fields[i].trimmingCharacters(in: .whitespaces) : ""
+            guard let v = f(s) else { throw BuildError(file: file, line: r.line, field: field, "expected a number, found \"\(s)\"") }
+            return v
+        }
+        guard let (teams, tf) = try table("teams.csv") else { throw BuildError(file: display(dir.appendingPathComponent("teams.csv")), "file not found") }
+        let tc = try need(teams, tf, ["team_id", "abbreviation", "full_name"])
+        for r in teams.records {
+            let id: Int = try num(r, tc["team_id"]!, tf, "team_id", { Int($0) })
+            d.teams[id] = NBATeam(id: id, abbreviation: r.fields[tc["abbreviation"]!], fullName: r.fields[tc["full_name"]!])
+        }
+        guard let (games, gf) = try table("games.csv") else { throw BuildError(file: display(dir.appendingPathComponent("games.csv")), "file not found") }
+        let gc = try need(games, gf, ["game_id", "season", "game_date", "home_team_id", "away_team_id", "home_score", "away_score", "ot_periods"])
+        var seen = Set<String>()
+        for r in games.records {
+            let id = r.fields[gc["game_id"]!]
+            guard seen.insert(id).inserted else { throw BuildError(file: gf, line: r.line, field: "game_id", "duplicate game id \(id)") }
+            let home: Int = try num(r, gc["home_team_id"]!, gf, "home_team_id", { Int($0) })
+            let away: Int = try num(r, gc["away_team_id"]!, gf, "away_team_id", { Int($0) })
+            for t in [home, away] where d.teams[t] == nil { throw BuildError(file: gf, line: r.line, field: "home_team_id", "team \(t) is not in teams.csv") }
+            let date = r.fields[gc["game_date"]!]
+            guard date.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil else {
+                throw BuildError(file: gf, line: r.line, field: "game_date", "expected YYYY-MM-DD, found \"\(date)\"")
+            }
+            d.games.append(NBAGame(id: id, season: r.fields[gc["season"]!], date: date, home: home, away: away,
+                                   homeScore: try num(r, gc["home_score"]!, gf, "home_score", { Int($0) }),
+                                   awayScore: try num(r, gc["away_score"]!, gf, "away_score", { Int($0) }),
+                                   otPeriods: try num(r, gc["ot_periods"]!, gf, "ot_periods", { Int($0) })))
+        }
+        if let (lines, lf) = try table("lines.csv") {
+            let lc = try need(lines, lf, ["game_id", "total", "over_odds", "under_odds", "is_closing"])
+            for r in lines.records where r.fields[lc["is_closing"]!].lowercased() == "true" {
+                d.lines[r.fields[lc["game_id"]!]] = NBALine(total: try num(r, lc["total"]!, lf, "total", { Double($0) }),
+                                                            overOdds: try num(r, lc["over_odds"]!, lf, "over_odds", { Double($0) }),
+                                                            underOdds: try num(r, lc["under_odds"]!, lf, "under_odds", { Double($0) }))
+            }
+        }
+        if let (p, pf) = try table("player_game_stats.csv") {
+            let cols = ["game_id", "player_id", "player_name", "team_id", "minutes", "points", "rebounds", "assists", "steals", "blocks",
+                        "turnovers", "fgm", "fga", "fg3m", "fg3a", "ftm", "fta"]
+            let pc = try need(p, pf, cols)
+            for r in p.records {
+                func v(_ c: String) throws -> Double { try num(r, pc[c]!, pf, c, { Double($0) }) }
+                d.players.append(NBAPlayerLine(gameId: r.fields[pc["game_id"]!], playerId: try num(r, pc["player_id"]!, pf, "player_id", { Int($0) }),
+                                               name: r.fields[pc["player_name"]!], teamId: try num(r, pc["team_id"]!, pf, "team_id", { Int($0) }),
+                                               minutes: try v("minutes"), points: try v("points"), rebounds: try v("rebounds"), assists: try v("assists"),
+                                               steals: try v("steals"), blocks: try v("blocks"), turnovers: try v("turnovers"),
+                                               fgm: try v("fgm"), fga: try v("fga"), fg3m: try v("fg3m"), fg3a: try v("fg3a"), ftm: try v("ftm"), fta: try v("fta")))
+            }
+        }
+        d.games.sort { ($0.date, $0.id) < ($1.date, $1.id) }
+        return d
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Schemas
+
+/// `nba/totals/{date}.json` and `nba/totals/latest.json`: the original service's /api/tonight/totals response
+/// (TotalsAnalysisResponse) for the games of one date, from earlier games of each team's season only.
+/// Beyond the original: `p_over_exact` (closed form) and `monte_carlo.p_push`.
+struct TotalsOutput: NBAOutput {
+    static let mc = S.object([
+        "p_over": S.number(min: 0, max: 1), "p_under": S.number(min: 0, max: 1), "p_push": S.number(min: 0, max: 1),
+        "mean_total": S.number, "median_total": S.number, "std_total": S.nonNegativeNumber,
+        "percentiles": S.map(S.number), "ci_95_over": .obj(["type": "array", "items": S.number(min: 0, max: 1), "minItems": 2, "maxItems": 2]),
+        "ci_95_under": .obj(["type": "array", "items": S.number(min: 0, max: 1), "minItems": 2, "maxItems": 2]),
+        "ot_games_pct": S.number(min: 0, max: 1),
+    ])
+    static let ev = S.object([
+        "ev_over": S.number, "ev_under": S.number, "edge_over": S.number, "edge_under": S.number,
+        "kelly_over": S.nonNegativeNumber, "kelly_under": S.nonNegativeNumber, "recommended_bet": S.enumeration(["OVER", "UNDER", "NONE"]),
+    ])
+    static let game = S.object([
+        "game_id": S.nonEmptyString, "game_date": S.date,
+        "home_team_id": S.integer, "home_abbr": S.string, "home_team": S.string,
+        "away_team_id": S.integer, "away_abbr": S.string, "away_team": S.string,
+        "home_games": S.nonNegativeInteger, "home_ppg": S.number, "home_opp_ppg": S.number, "home_std": S.number(min: 8),
+        "away_games": S.nonNegativeInteger, "away_ppg": S.number, "away_opp_ppg": S.number, "away_std": S.number(min: 8),
+        "projected": S.number, "line": S.nullable(S.number), "over_odds": S.number(min: 1), "under_odds": S.number(min: 1),
+        "monte_carlo": S.nullable(mc), "p_over_exact": S.nullable(S.number(min: 0, max: 1)), "ev_metrics": S.nullable(ev),
+        "verdict": S.enumeration(["STRONG_OVER", "LEAN_OVER", "NEUTRAL", "LEAN_UNDER", "STRONG_UNDER", "NO_LINE"]),
+        "edge": S.nullable(S.number),
+    ])
+    static let kind = OutputKind(name: "nba-totals", pathTemplate: "nba/totals/{date}.json",
+                                 summary: "Totals analysis of one date's games (TotalsAnalysisResponse); latest.json is the last date.",
+                                 schema: S.object(["success": S.boolean, "n_games": S.nonNegativeInteger, "n_simulations": S.integer(min: 1),
+                                                   "games": S.array(game), "methodology": S.map(S.string)]))
+    var kinds: [OutputKind] { [Self.kind] }
+
+    func render(_ m: NBADomain.Model, _ context: BuildContext) throws -> [OutputFile] {
+        var files: [OutputFile] = []
+        for snap in m.snapshots {
+            files.append(OutputFile(path: "nba/totals/\(snap.date).json", json: Self.response(snap, m), kind: Self.kind))
+        }
+        if let last = m.snapshots.last { files.append(OutputFile(path: "nba/totals/latest.json", json: Self.response(last, m), kind: Self.kind)) }
+        return files
+    }
+
+    static func methodology(_ s: NBASettings) -> JSON {
+        .obj([
+            "projection": "(home_ppg + away_opp_ppg) / 2 + (away_ppg + home_opp_ppg) / 2, from the same season's games before the date",
+            "team_stats": "ppg, opp_ppg and sample standard deviation of points (n - 1), floored at 8; before a team's first game 110, 110, 10 (10 also after one game)",
+            "simulation": .string("Correlated bivariate normal of the two scores, \(s.simulations) iterations, each score floored at \(Int(s.scoreFloor)); totals rounded to whole points"),
+            "correlation": .string("\(s.rho) (the value used; the original documentation says 0.5, its code uses 0.2)"),
+            "overtime": .string("probability \(s.overtimeProbability), adding N(\(s.overtimeMean), \(s.overtimeSD)^2) points"),
+            "random": "xoshiro256** seeded by SplitMix64 from FNV-1a of the game id and these settings; normals by Marsaglia's polar method with a libm-free logarithm",
+            "push": "a rounded total equal to the line is a push (p_push)",
+            "exact": "p_over_exact: mixture of the regulation normal and the overtime-shifted normal, floor ignored, erfc without libm",
+            "ev": "ev = (p * (d - 1) - (1 - p)) * 100 with d the decimal odds; edge = (p - 1/d) * 100",
+            "kelly": .string("\(s.kellyFraction) of full Kelly (p*d - 1)/(d - 1), capped at \(s.kellyCap), times 100"),
+            "verdict": .string("larger edge >= \(s.strongEdge): STRONG_OVER/UNDER, >= \(s.leanEdge): LEAN_OVER/UNDER, else NEUTRAL; NO_LINE without a line"),
+        ])
+    }
+
+    static func response(_ snap: NBADomain.Snapshot, _ m: NBADomain.Model) -> JSON {
+        let model = TotalsModel(s: m.settings)
+        let n = Double(m.settings.simulations)
+        let games: [JSON] = snap.games.map { a in
+            let r = NBAOutputs.r
+            let home = m.data.teams[a.game.home]!, away = m.data.teams[a.game.away]!
+            let overOdds = TotalsModel.decimalOdds(a.line?.overOdds ?? -110), underOdds = TotalsModel.decimalOdds(a.line?.underOdds ?? -110)
+            var mc: JSON = .null, ev: JSON = .null, verdict = "NO_LINE", edge: JSON = .null
+            if let line = a.line, let sim = a.simulation {
+                func ci(_ p: Double) -> JSON {
+                    let h = 1.96 * (p * (1 - p) / n).squareRoot()
+                    return .array([r(max(0, p - h), 4), r(min(1, p + h), 4)])
+                }
+                mc = .obj([
+                    "p_over": r(sim.pOver, 4), "p_under": r(sim.pUnder, 4), "p_push": r(sim.pPush, 4),
+                    "mean_total": r(sim.mean, 2), "median_total": r(sim.median, 2), "std_total": r(sim.sd, 2),
+                    "percentiles": .object(JSONObject(sim.percentiles.map { ($0.0, r($0.1, 2)) })),
+                    "ci_95_over": ci(sim.pOver), "ci_95_under": ci(sim.pUnder), "ot_games_pct": r(sim.otPct, 4),
+                ])
+                let mt = model.metrics(pOver: sim.pOver, pUnder: sim.pUnder, overOdds: overOdds, underOdds: underOdds)
+                ev = .obj(["ev_over": r(mt.evOver, 2), "ev_under": r(mt.evUnder, 2), "edge_over": r(mt.edgeOver, 2), "edge_under": r(mt.edgeUnder, 2),
+                           "kelly_over": r(mt.kellyOver, 2), "kelly_under": r(mt.kellyUnder, 2), "recommended_bet": .string(mt.recommended)])
+                verdict = mt.verdict
+                edge = r(sim.mean - line.total, 2)
+            }
+            return .obj([
+                "game_id": .string(a.game.id), "game_date": .string(a.game.date),
+                "home_team_id": .int(home.id), "home_abbr": .string(home.abbreviation), "home_team": .string(home.fullName),
+                "away_team_id": .int(away.id), "away_abbr": .string(away.abbreviation), "away_team": .string(away.fullName),
+                "home_games": .int(a.home.games), "home_ppg": r(a.home.ppg, 2), "home_opp_ppg": r(a.home.oppPpg, 2), "home_std": r(a.home.sd, 2),
+                "away_games": .int(a.away.games), "away_ppg": r(a.away.ppg, 2), "away_opp_ppg": r(a.away.oppPpg, 2), "away_std": r(a.away.sd, 2),
+                "projected": r(a.projection.total, 2), "line": a.line.map { .double($0.total) } ?? .null,
+                "over_odds": r(overOdds, 4), "under_odds": r(underOdds, 4),
+                "monte_carlo": mc, "p_over_exact": a.exactOver.map { r($0, 4) } ?? .null, "ev_metrics": ev,
+                "verdict": .string(verdict), "edge": edge,
+            ])
+        }
+        return .obj(["success": true, "n_games": .int(games.count), "n_simulations": .int(m.settings.simulations),
+                     "games": .array(games), "methodology": methodology(m.settings)])
+    }
+}
