@@ -32,10 +32,10 @@ enum DetMath {
         return sum * Double(sign: .plus, exponent: Int(k), significand: 1)
     }
 
-    /// Complementary error function: power series of erf below 3, continued fraction above (relative error < 1e-12).
+    /// Complementary error function: power series of erf below 2, continued fraction above (relative error < 1e-12).
     static func erfc(_ x: Double) -> Double {
         if x < 0 { return 2 - erfc(-x) }
-        if x < 3 {
+        if x < 2 {
             // erf(x) = 2/√π · Σ (−1)^n x^(2n+1) / (n! (2n+1))
             var sum = 0.0, term = x
             var n = 0.0
@@ -50,7 +50,7 @@ enum DetMath {
         }
         // erfc(x) = e^{−x²}/√π · 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + …))))), evaluated from the tail.
         var f = x
-        for k in stride(from: 60, through: 1, by: -1) { f = x + (Double(k) / 2) / f }
+        for k in stride(from: 120, through: 1, by: -1) { f = x + (Double(k) / 2) / f }
         return exp(-x * x) / 1.7724538509055160 / f
     }
 
