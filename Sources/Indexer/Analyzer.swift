@@ -33,6 +33,11 @@ public struct Analyzer: Sendable {
 
     /// Words before stemming and stop-word removal, in text order (duplicates kept).
     public static func words(_ text: String) -> [String] {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return asciiWords(text) }
+        return unicodeWords(text)
+    }
+
+    static func unicodeWords(_ text: String) -> [String] {
         let folded = Array(fold(text).unicodeScalars)
         var words: [String] = []
         var i = 0
@@ -71,8 +76,69 @@ public struct Analyzer: Sendable {
         return words
     }
 
+    /// The same rules as `words`, on ASCII bytes (most catalog text): no Unicode tables, no intermediate strings.
+    static func asciiWords(_ text: String) -> [String] {
+        var b = Array(text.utf8)
+        for i in b.indices where b[i] >= 0x41 && b[i] <= 0x5A { b[i] += 32 }
+        @inline(__always) func isWord(_ c: UInt8) -> Bool { (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) }
+        @inline(__always) func isJoiner(_ c: UInt8) -> Bool { c == 0x2F || c == 0x2D || c == 0x2E || c == 0x27 }
+        var words: [String] = []
+        func add(_ lo: Int, _ hi: Int) { if hi > lo { words.append(String(decoding: b[lo..<hi], as: UTF8.self)) } }
+        /// The run's pieces split on `sep`, added when there is more than one.
+        func parts(_ lo: Int, _ hi: Int, _ isSep: (UInt8) -> Bool, addWhole: Bool) -> [(Int, Int)] {
+            var out: [(Int, Int)] = [], start = lo
+            for k in lo...hi where k == hi || isSep(b[k]) { if k > start { out.append((start, k)) }; start = k + 1 }
+            return out
+        }
+        var i = 0
+        while i < b.count {
+            guard isWord(b[i]) else { i += 1; continue }
+            var j = i
+            while j < b.count {
+                if isWord(b[j]) { j += 1; continue }
+                if isJoiner(b[j]), j + 1 < b.count, isWord(b[j + 1]) { j += 1; continue }
+                break
+            }
+            if b[i..<j].contains(where: { $0 >= 0x30 && $0 <= 0x39 }) {
+                add(i, j)
+                let hy = parts(i, j, { $0 == 0x2D }, addWhole: false)
+                if hy.count > 1 { for (lo, hi) in hy { add(lo, hi) } }
+            } else {
+                for (lo, hi) in parts(i, j, { $0 == 0x2F || $0 == 0x2E }, addWhole: true) {
+                    add(lo, hi)
+                    let hy = parts(lo, hi, { $0 == 0x2D }, addWhole: false)
+                    if hy.count > 1 { for (a, z) in hy { add(a, z) } }
+                }
+            }
+            i = j
+        }
+        return words
+    }
+
     /// Light English stemming: possessives, then plural endings. Words with digits are kept as they are.
     public static func stem(_ word: String) -> String {
+        if word.utf8.allSatisfy({ $0 < 0x80 }) { return asciiStem(word) }
+        return unicodeStem(word)
+    }
+
+    /// `stem` on ASCII bytes; the same rules.
+    static func asciiStem(_ word: String) -> String {
+        var b = Array(word.utf8)
+        func ends(_ s: StaticString) -> Bool {
+            let n = s.utf8CodeUnitCount
+            guard b.count >= n else { return false }
+            return s.withUTF8Buffer { suf in (0..<n).allSatisfy { b[b.count - n + $0] == suf[$0] } }
+        }
+        if ends("'s") { b.removeLast(2) } else if ends("'") { b.removeLast() }
+        b.removeAll { $0 == 0x27 }
+        if b.count <= 3 || b.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) { return String(decoding: b, as: UTF8.self) }
+        if ends("ies"), b.count > 4 { b.removeLast(3); b.append(0x79); return String(decoding: b, as: UTF8.self) }
+        if ends("sses") || ends("xes") || ends("zes") || ends("ches") || ends("shes") { b.removeLast(2); return String(decoding: b, as: UTF8.self) }
+        if ends("s"), !ends("ss"), !ends("us"), !ends("is") { b.removeLast() }
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    static func unicodeStem(_ word: String) -> String {
         var w = word
         if w.hasSuffix("'s") { w.removeLast(2) } else if w.hasSuffix("'") { w.removeLast() }
         if w.utf8.contains(0x27) { w.removeAll { $0 == "'" } }

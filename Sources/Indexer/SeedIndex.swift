@@ -92,6 +92,20 @@ public enum SeedIndex {
     /// What the design document's client can look up for a text: its space-separated words, lowercased, as typed
     /// and without surrounding punctuation ("drill," → "drill,", "drill").
     public static func clientWords(_ text: String) -> Set<String> {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return asciiWords(text, raw: true, compact: false) }
+        return foundationWords(text, compact: false)
+    }
+
+    /// The general path (any Unicode text), with Foundation's punctuation and symbol sets.
+    static func foundationWords(_ text: String, compact: Bool) -> Set<String> {
+        if compact {
+            var out = Set<String>()
+            for w in text.lowercased().split(separator: " ") {
+                let trimmed = w.trimmingCharacters(in: trimSet)
+                if trimmed.count >= Analyzer.minimumLength, !Analyzer.stopWords.contains(trimmed) { out.insert(trimmed) }
+            }
+            return out
+        }
         var out = Set<String>()
         for w in text.lowercased().split(separator: " ") {
             out.insert(String(w))
@@ -104,10 +118,30 @@ public enum SeedIndex {
     /// The compact index's keys for a text: its space-separated words, lowercased, without surrounding punctuation,
     /// leaving out stop words and single characters.
     public static func compactWords(_ text: String) -> Set<String> {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return asciiWords(text, raw: false, compact: true) }
+        return foundationWords(text, compact: true)
+    }
+
+    /// clientWords / compactWords on ASCII text: lowercase bytes, split on spaces, trim ASCII punctuation and symbols
+    /// (the ASCII members of those character sets).
+    static func asciiWords(_ text: String, raw: Bool, compact: Bool) -> Set<String> {
+        var b = Array(text.utf8)
+        for i in b.indices where b[i] >= 0x41 && b[i] <= 0x5A { b[i] += 32 }
+        @inline(__always) func isPunct(_ c: UInt8) -> Bool { (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E) }
         var out = Set<String>()
-        for w in text.lowercased().split(separator: " ") {
-            let trimmed = w.trimmingCharacters(in: trimSet)
-            if trimmed.count >= Analyzer.minimumLength, !Analyzer.stopWords.contains(trimmed) { out.insert(trimmed) }
+        var start = 0
+        for k in 0...b.count where k == b.count || b[k] == 0x20 {
+            if k > start {
+                if raw { out.insert(String(decoding: b[start..<k], as: UTF8.self)) }
+                var lo = start, hi = k
+                while lo < hi && isPunct(b[lo]) { lo += 1 }
+                while hi > lo && isPunct(b[hi - 1]) { hi -= 1 }
+                if hi > lo {
+                    let w = String(decoding: b[lo..<hi], as: UTF8.self)
+                    if !compact || (hi - lo >= Analyzer.minimumLength && !Analyzer.stopWords.contains(w)) { out.insert(w) }
+                }
+            }
+            start = k + 1
         }
         return out
     }

@@ -1,4 +1,6 @@
 import XCTest
+import Foundation
+import Schemas
 @testable import Indexer
 
 final class AnalyzerTests: XCTestCase {
@@ -26,5 +28,28 @@ final class AnalyzerTests: XCTestCase {
     func testStopWordsAndShortTermsAreDropped() {
         XCTAssertEqual(Analyzer.terms("The Drill for a Deck"), ["drill", "deck"])
         XCTAssertEqual(Analyzer.terms("x"), [])
+    }
+}
+
+/// The ASCII fast paths give exactly what the general Unicode paths give, on every text of the real corpus.
+final class AnalyzerFastPathTests: XCTestCase {
+    func testFastPathsAgreeOnTheRealCorpus() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/data/catalog/products.jsonl")
+        var texts: [String] = []
+        for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+            let j = try JSONReader.parse(String(line))
+            for k in ["name", "description", "brand", "category"] { if let s = j[k]?.stringValue { texts.append(s) } }
+        }
+        texts += ["a.b-c/d 1/2-in. 20V-MAX it's x--y", "  (2-Pack)  ", "Hammer.", "-/-", "C++ & .NET"]
+        var checked = 0
+        for t in texts where t.utf8.allSatisfy({ $0 < 0x80 }) {
+            XCTAssertEqual(Analyzer.asciiWords(t), Analyzer.unicodeWords(t), t)
+            for w in Analyzer.asciiWords(t) { XCTAssertEqual(Analyzer.asciiStem(w), Analyzer.unicodeStem(w), w) }
+            XCTAssertEqual(SeedIndex.asciiWords(t, raw: true, compact: false), SeedIndex.foundationWords(t, compact: false), t)
+            XCTAssertEqual(SeedIndex.asciiWords(t, raw: false, compact: true), SeedIndex.foundationWords(t, compact: true), t)
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 10_000)
     }
 }

@@ -168,6 +168,8 @@ final class Evaluator {
     }
 
     func child(_ keyword: [String], _ node: SchemaNode, _ inst: JSON, instanceKey: String? = nil, collect: Bool) -> (valid: Bool, ann: Annotations) {
+        // Locations are only needed for error messages.
+        guard recording else { return eval(node, inst, collect: collect) }
         keywordPath += keyword
         if let k = instanceKey { instancePath.append(k) }
         let r = eval(node, inst, collect: collect)
@@ -314,10 +316,7 @@ final class Evaluator {
         case .object(let o):
             if let m = n.maxProperties, o.count > m { fail("maxProperties", "has \(o.count) properties, more than \(m)"); ok = false }
             if let m = n.minProperties, o.count < m { fail("minProperties", "has \(o.count) properties, fewer than \(m)"); ok = false }
-            if !n.required.isEmpty {
-                let keys = Set(o.keys)
-                for r in n.required where !keys.contains(r) { fail("required", "the required property \"\(r)\" is missing"); ok = false }
-            }
+            for r in n.required where o[r] == nil { fail("required", "the required property \"\(r)\" is missing"); ok = false }
             if !n.dependentRequired.isEmpty {
                 let keys = Set(o.keys)
                 for (k, deps) in n.dependentRequired where keys.contains(k) {
@@ -353,7 +352,7 @@ final class Evaluator {
     func evalObject(_ n: SchemaNode, _ o: JSONObject, collect: Bool, ann: inout Annotations) -> Bool {
         var ok = true
         var evaluated = Set<String>()
-        let needSet = collect || n.additionalProperties != nil || n.unevaluatedProperties != nil
+        let needSet = collect || n.unevaluatedProperties != nil
         for m in o.members {
             var matched = false
             if let s = n.properties[m.key] {
