@@ -26,7 +26,8 @@ public enum TreeValidation {
         }
         var report = Report()
         func problem(_ path: String, _ message: String) { report.problems.append((path, message)) }
-        func read(_ rel: String) -> [UInt8]? { FileManager.default.contents(atPath: root.appendingPathComponent(rel).path).map { [UInt8]($0) } }
+        let rootPath = root.standardizedFileURL.path
+        func read(_ rel: String) -> [UInt8]? { readFile(rootPath + "/" + rel) }
 
         // The manifest contract.
         guard let manifestBytes = read("update-manifest.json") else { problem("update-manifest.json", "missing"); return report }
@@ -102,14 +103,45 @@ public enum TreeValidation {
         return report
     }
 
+    /// Every regular file under root, relative, by a plain readdir walk (Foundation's enumerator with resource
+    /// values costs more than the validation itself on a 100k-file tree).
     static func allFiles(_ root: URL) -> [String] {
         var out: [String] = []
-        let base = root.standardizedFileURL.path
-        guard let e = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return out }
-        for case let u as URL in e where (try? u.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-            out.append(String(u.standardizedFileURL.path.dropFirst(base.count + 1)))
+        func walk(_ dir: String, _ rel: String) {
+            guard let d = opendir(dir) else { return }
+            defer { closedir(d) }
+            while let e = readdir(d) {
+                let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name == "." || name == ".." { continue }
+                let path = dir + "/" + name, relPath = rel.isEmpty ? name : rel + "/" + name
+                var type = e.pointee.d_type
+                if type == UInt8(DT_UNKNOWN) {
+                    var st = stat()
+                    guard lstat(path, &st) == 0 else { continue }
+                    type = (st.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : ((st.st_mode & S_IFMT) == S_IFREG ? UInt8(DT_REG) : 0)
+                }
+                if type == UInt8(DT_DIR) { walk(path, relPath) } else if type == UInt8(DT_REG) { out.append(relPath) }
+            }
         }
+        walk(root.standardizedFileURL.path, "")
         return out
+    }
+
+    /// The whole file, by open/fstat/read.
+    static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        var buf = [UInt8](repeating: 0, count: Int(st.st_size))
+        var done = 0
+        while done < buf.count {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n <= 0 { return n == 0 ? Array(buf[..<done]) : nil }
+            done += n
+        }
+        return buf
     }
 
     static func hex(_ bytes: [UInt8]) -> String { Build.sha256Hex(bytes) }
