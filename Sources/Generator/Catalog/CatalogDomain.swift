@@ -30,12 +30,30 @@ public struct CatalogDomain: Domain {
         lap("catalog load")
         let catalog = CatalogContext(model: model, site: context.site, generatedAt: context.generatedAt, threads: context.threads)
         var result = DomainResult(report: model.report)
-        for unit in CatalogOutputs.all {
-            let files = try unit.render(catalog)
-            result.files += files
-            result.kinds += unit.kinds
-            lap("render \(unit.kinds.first?.name ?? "?")")
+        // Units render concurrently (each is also parallel inside): their serial parts overlap. Shared lazy state is
+        // built first, and results are collected by unit, so the output order never depends on timing.
+        _ = catalog.listEntries
+        let units = CatalogOutputs.all
+        var rendered = [Result<[OutputFile], Error>?](repeating: nil, count: units.count)
+        var seconds = [Double](repeating: 0, count: units.count)
+        rendered.withUnsafeMutableBufferPointer { out in
+            seconds.withUnsafeMutableBufferPointer { secs in
+                DispatchQueue.concurrentPerform(iterations: context.threads > 1 ? units.count : 1) { i in
+                    let range = context.threads > 1 ? i..<(i + 1) : 0..<units.count
+                    for k in range {
+                        let start = Date()
+                        out[k] = Result { try units[k].render(catalog) }
+                        secs[k] = Date().timeIntervalSince(start)
+                    }
+                }
+            }
         }
+        for (k, unit) in units.enumerated() {
+            result.files += try rendered[k]!.get()
+            result.kinds += unit.kinds
+            if trace { FileHandle.standardError.write(Data("  [trace] render \(unit.kinds.first?.name ?? "?"): \(String(format: "%.3f", seconds[k])) s\n".utf8)) }
+        }
+        lap("render (all units)")
         return result
     }
 
