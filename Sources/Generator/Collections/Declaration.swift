@@ -73,6 +73,11 @@ public struct CollectionDeclaration: Sendable {
             throw BuildError(file: display, line: e.line, "invalid JSON at column \(e.column): \(e.message)")
         }
         let name = url.deletingPathExtension().lastPathComponent
+        // First against the declaration schema (errors name the exact location), then read strictly.
+        if let first = schemaValidator.validate(json).first {
+            throw BuildError(file: display, field: first.instanceLocation.isEmpty ? "(root)" : first.instanceLocation,
+                             "does not fit the collection declaration schema (keyword \(first.keywordLocation)): \(first.message)")
+        }
         return try parse(json, name: name, file: display)
     }
 
@@ -189,8 +194,17 @@ public struct CollectionDeclaration: Sendable {
                      timeZone: zone, separator: separator, minimum: minimum, maximum: maximum)
     }
 
-    /// The schema of a declaration file. The build checks each declaration against it before reading it
-    /// (so an error names the exact location), and `generator schema collection-declaration` prints it for editors.
+    static let schemaValidator = try! JSONSchemaValidator(schema: schemaDocument, baseURI: "https://json-schema.invalid/collection-declaration.schema.json")
+
+    /// The declaration schema as a standalone draft 2020-12 document (what an editor can be pointed at).
+    public static var schemaDocument: JSON {
+        guard case .object(var o) = schema else { return schema }
+        o = JSONObject([("$schema", .string(SchemaPublisher.metaSchemaURI)), ("title", "Collection declaration")] + o.members.map { ($0.key, $0.value) })
+        return .object(o)
+    }
+
+    /// The schema of a declaration file. The build checks each declaration against it before reading it, so an
+    /// error names the exact location.
     public static let schema: JSON = S.object([
             "$schema": S.optional(S.string),
             "title": S.optional(S.nonEmptyString),

@@ -126,9 +126,19 @@ final class CollectionsTests: XCTestCase {
 
     func testUnknownDeclarationKey() throws {
         let decl = #"{"sources": ["collections/data/p.csv"], "id": "sku", "fields": {"sku": {"type": "string"}}, "pagesize": 3}"#
-        try assertFails(["collections/p.json": decl, "collections/data/p.csv": "sku\na\n"], mentions: ["collections/p.json", "pagesize", "unknown key"])
+        try assertFails(["collections/p.json": decl, "collections/data/p.csv": "sku\na\n"], mentions: ["collections/p.json", "additionalProperties", "declaration schema"])
+        // The shipped schema is a valid draft 2020-12 schema (checked by python-jsonschema too) and accepts the defaults.
+        let schemaFile = TestSupport.tempDir("decl").appendingPathComponent("s.json")
+        try Data(JSONWriter().bytes(CollectionDeclaration.schemaDocument)).write(to: schemaFile)
+        for d in ["listings", "schools"] {
+            let r = try TestSupport.run(["python3", "-c", "import json,sys,jsonschema; s=json.load(open(sys.argv[1])); jsonschema.Draft202012Validator.check_schema(s); jsonschema.validate(json.load(open(sys.argv[2])), s)",
+                                         schemaFile.path, TestSupport.defaultInput.appendingPathComponent("collections/\(d).json").path])
+            XCTAssertEqual(r.status, 0, r.output)
+        }
         let fieldTypo = #"{"sources": ["collections/data/p.csv"], "id": "sku", "fields": {"sku": {"type": "string", "requried": false}}}"#
-        try assertFails(["collections/p.json": fieldTypo, "collections/data/p.csv": "sku\na\n"], mentions: ["fields.sku.requried", "unknown key"])
+        try assertFails(["collections/p.json": fieldTypo, "collections/data/p.csv": "sku\na\n"], mentions: ["/fields/sku", "additionalProperties"])
+        let badType = #"{"sources": ["collections/data/p.csv"], "id": "sku", "fields": {"sku": {"type": "text"}}}"#
+        try assertFails(["collections/p.json": badType, "collections/data/p.csv": "sku\na\n"], mentions: ["/fields/sku/type", "enum"])
     }
 
     func testRangesEnumsAndIds() throws {
