@@ -107,7 +107,7 @@ public enum Build {
         stage("validate")
 
         // Serialise in parallel; results land in input order, so output is independent of threads.
-        let rendered = try serialise(files, threads: options.threads)
+        let rendered = try serialise(&files, threads: options.threads)
         stage("serialise")
         summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.bytes.count) })
 
@@ -165,16 +165,21 @@ public enum Build {
 
     struct Rendered { let path: String; let bytes: [UInt8]; let sha256: String; let schema: String? }
 
-    static func serialise(_ files: [OutputFile], threads: Int) throws -> [Rendered] {
+    /// Serialises every file; each file's JSON value is released as soon as its bytes exist (only its path, kind and
+    /// flags stay), so the tree is never held twice in memory.
+    static func serialise(_ files: inout [OutputFile], threads: Int) throws -> [Rendered] {
         var out = [Rendered?](repeating: nil, count: files.count)
         var errors = [String?](repeating: nil, count: files.count)
-        let chunks = max(1, min(files.count, threads * 8))
+        let count = files.count
+        let chunks = max(1, min(count, threads * 8))
+        files.withUnsafeMutableBufferPointer { inputs in
         out.withUnsafeMutableBufferPointer { res in
             errors.withUnsafeMutableBufferPointer { errs in
                 DispatchQueue.concurrentPerform(iterations: chunks) { c in
                     let writer = JSONWriter()
-                    for i in (c * files.count / chunks)..<((c + 1) * files.count / chunks) {
-                        let f = files[i]
+                    for i in (c * count / chunks)..<((c + 1) * count / chunks) {
+                        let f = inputs[i]
+                        defer { inputs[i] = f.withoutContent() }
                         do {
                             let bytes: [UInt8]
                             switch f.content {
@@ -189,6 +194,7 @@ public enum Build {
                     }
                 }
             }
+        }
         }
         if let e = errors.compactMap({ $0 }).first { throw BuildError(file: "(output)", e) }
         var seen = Set<String>()

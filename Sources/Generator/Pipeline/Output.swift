@@ -41,6 +41,12 @@ public struct OutputFile: Sendable {
     public init(path: String, bytes: [UInt8], kind: OutputKind? = nil) {
         self.path = path; self.content = .bytes(bytes); self.kind = kind; self.stampsBuildTime = false
     }
+    init(path: String, content: Content, kind: OutputKind?, stampsBuildTime: Bool) {
+        self.path = path; self.content = content; self.kind = kind; self.stampsBuildTime = stampsBuildTime
+    }
+
+    /// The same file without its content (once serialised, only its path, kind and flags are needed).
+    func withoutContent() -> OutputFile { OutputFile(path: path, content: .bytes([]), kind: kind, stampsBuildTime: stampsBuildTime) }
 }
 
 /// What a domain hands back: its files, the kinds they use and its lines of the build summary.
