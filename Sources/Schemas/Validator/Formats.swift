@@ -9,7 +9,8 @@ enum Formats {
         case "time": return time(s)
         case "duration": return duration(s)
         case "email", "idn-email": return email(s)
-        case "hostname", "idn-hostname": return hostname(s)
+        case "hostname": return hostname(s, ascii: true)
+        case "idn-hostname": return hostname(s, ascii: false)
         case "ipv4": return ipv4(s)
         case "ipv6": return ipv6(s)
         case "uri", "iri": return uri(s, absolute: true, iri: format == "iri")
@@ -81,8 +82,11 @@ enum Formats {
         return hostname(String(domain))
     }
 
-    static func hostname(_ s: String) -> Bool {
-        let h = s.hasSuffix(".") ? String(s.dropLast()) : s
+    /// RFC 1123 host names (ASCII letters, digits, hyphens; labels of 1–63, 253 in all). IDNA rules for `xn--` labels
+    /// and `idn-hostname` are not checked beyond that (a documented gap).
+    static func hostname(_ s: String, ascii: Bool = true) -> Bool {
+        if ascii && !s.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x2E }) { return false }
+        let h = s
         guard !h.isEmpty, h.utf8.count <= 253 else { return false }
         for label in h.split(separator: ".", omittingEmptySubsequences: false) {
             guard !label.isEmpty, label.utf8.count <= 63, !label.hasPrefix("-"), !label.hasSuffix("-") else { return false }

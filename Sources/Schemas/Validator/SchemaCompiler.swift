@@ -92,6 +92,11 @@ final class SchemaCompiler {
         if let v = o["additionalProperties"] { n.additionalProperties = try sub(["additionalProperties"], v) }
         if let v = o["propertyNames"] { n.propertyNames = try sub(["propertyNames"], v) }
         for m in o["dependentSchemas"]?.objectValue?.members ?? [] { n.dependentSchemas.append((m.key, try sub(["dependentSchemas", m.key], m.value))) }
+        // The pre-2019 `dependencies` keyword, still common in the wild: arrays are dependentRequired, schemas dependentSchemas.
+        for m in o["dependencies"]?.objectValue?.members ?? [] {
+            if let names = m.value.arrayValue { n.dependentRequired.append((m.key, names.compactMap(\.stringValue))) }
+            else { n.dependentSchemas.append((m.key, try sub(["dependencies", m.key], m.value))) }
+        }
         n.prefixItems = try subs("prefixItems")
         if let v = o["items"] { n.items = try sub(["items"], v) }
         if let v = o["contains"] { n.contains = try sub(["contains"], v) }

@@ -345,6 +345,8 @@ final class Evaluator {
                 return r == q
             }
         }
+        // Beyond Decimal's range: an integer is a multiple of any m whose inverse is an integer (0.5, 0.25, …).
+        if x.isInteger, m.double > 0, m.double <= 1, (1 / m.double).rounded() == 1 / m.double { return true }
         let q = x.double / m.double
         return q.isFinite && q == q.rounded()
     }
