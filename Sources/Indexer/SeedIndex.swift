@@ -11,11 +11,17 @@ public struct SearchDocument: Sendable {
     public var price: JSONNumber?
     public var rating: Double?
     public var imageUrl: String
+    /// False when `brand` / `category` is a stand-in (e.g. "Unbranded") rather than a word of the data: the compact
+    /// index does not index it, since every product without a brand would match a query for it.
+    public var brandIsSearchable: Bool
+    public var categoryIsSearchable: Bool
 
     public init(id: String, name: String, brand: String, category: String, description: String,
-                price: JSONNumber?, rating: Double?, imageUrl: String) {
+                price: JSONNumber?, rating: Double?, imageUrl: String,
+                brandIsSearchable: Bool = true, categoryIsSearchable: Bool = true) {
         self.id = id; self.name = name; self.brand = brand; self.category = category
         self.description = description; self.price = price; self.rating = rating; self.imageUrl = imageUrl
+        self.brandIsSearchable = brandIsSearchable; self.categoryIsSearchable = categoryIsSearchable
     }
 }
 
@@ -25,9 +31,14 @@ public struct SearchDocument: Sendable {
 /// - full: every space-separated word of name, brand and category as typed (lowercased), the same without
 ///   surrounding punctuation, their folded and stemmed forms, and the terms of the description; each product
 ///   lists the keys it is indexed under as its `keywords`;
-/// - compact: only the space-separated words of name, brand and category without surrounding punctuation, stop
-///   words and single characters — words that client can send — no per-product keyword lists and no image URLs
-///   (an app shows the image from the product's detail page).
+/// - compact: only the words that client can send and that tell products apart: the space-separated words of name,
+///   brand and category without surrounding punctuation, leaving out stop words, single characters, unit
+///   abbreviations ("in", "ft", "gal"), numbers and measurements ("12", "1/2-in", "2-pack") and stand-in brand or
+///   category names; no per-product keyword lists, no image URLs (an app shows the image from the product's
+///   detail page), ratings at display precision (one decimal), and empty `categories` and `brands` maps (the
+///   design document's SearchManager reads only `keywords` and `products`, whose entries carry brand and category).
+///   Under the client's union semantics the left-out words mostly add noise: "dewalt drill 20" would also list
+///   every product with a bare "20" in its name.
 public enum SeedIndex {
     public static func build(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1) -> JSON {
         // Each product's keys, computed in parallel chunks (results by index, so the output ignores thread count).
@@ -45,12 +56,20 @@ public enum SeedIndex {
             for k in e!.keys { keywordIds[k, default: []].append(i) }
             productJSON.append(e!.json)
         }
-        return finish(docs, keywordIds, productJSON, version: version, generatedAt: generatedAt)
+        return finish(docs, keywordIds, productJSON, version: version, generatedAt: generatedAt, idMaps: !compact)
     }
 
     static func entry(_ d: SearchDocument, compact: Bool) -> (keys: [String], json: JSON) {
         var keys = Set<String>()
-        for text in [d.name, d.brand, d.category] { keys.formUnion(compact ? compactWords(text) : clientWords(text)) }
+        if compact {
+            for text in [d.name, d.brandIsSearchable ? d.brand : "", d.categoryIsSearchable ? d.category : ""] {
+                keys.formUnion(compactWords(text).filter(isDistinguishing))
+            }
+            // A name made only of left-out words still finds its product.
+            if keys.isEmpty { keys = compactWords(d.name) }
+        } else {
+            for text in [d.name, d.brand, d.category] { keys.formUnion(clientWords(text)) }
+        }
         var own: [String] = []
         if !compact {
             var terms = Set<String>()
@@ -66,17 +85,19 @@ public enum SeedIndex {
         keys.remove("")
         return (Array(keys), .obj([
             "id": .string(d.id), "name": .string(d.name), "brand": .string(d.brand), "category": .string(d.category),
-            "price": d.price.map(JSON.number) ?? .null, "rating": d.rating.map(JSON.double) ?? .null,
+            "price": d.price.map(JSON.number) ?? .null,
+            "rating": d.rating.map { JSON.double(compact ? ($0 * 10).rounded() / 10 : $0) } ?? .null,
             "keywords": .strings(own), "imageUrl": .string(compact ? "" : d.imageUrl),
         ]))
     }
 
-    static func finish(_ docs: [SearchDocument], _ keywordIds: [String: [Int]], _ productJSON: [JSON], version: String, generatedAt: String) -> JSON {
+    static func finish(_ docs: [SearchDocument], _ keywordIds: [String: [Int]], _ productJSON: [JSON], version: String,
+                       generatedAt: String, idMaps: Bool) -> JSON {
         func idMap(_ m: [String: [Int]]) -> JSON {
             .object(JSONObject(m.keys.sorted().map { k in (k, .strings(m[k]!.map { docs[$0].id })) }))
         }
         var categories: [String: [Int]] = [:], brands: [String: [Int]] = [:]
-        for (i, d) in docs.enumerated() {
+        for (i, d) in docs.enumerated() where idMaps {
             categories[d.category, default: []].append(i)
             brands[d.brand, default: []].append(i)
         }
@@ -85,6 +106,22 @@ public enum SeedIndex {
             "products": .array(productJSON), "keywords": idMap(keywordIds),
             "categories": idMap(categories), "brands": idMap(brands),
         ])
+    }
+
+    /// Unit abbreviations of product names: on their own they match most of a catalog.
+    static let unitWords: Set<String> = [
+        "in", "ft", "cu", "sq", "yd", "mm", "cm", "gal", "qt", "oz", "lb", "lbs", "ah", "hp", "btu", "amp", "amps",
+        "volt", "watt", "psi", "gpm", "cfm", "rpm", "pc", "pk", "ct",
+    ]
+
+    /// Whether a compact-index word tells products apart: not a unit, and not a number or a measurement (a word that
+    /// starts with a digit and is all digits and punctuation, or holds punctuation: "12", "1/2", "2-pack", "1,000").
+    /// Model-like words ("20v", "m18", "dcd771c2") stay.
+    static func isDistinguishing(_ w: String) -> Bool {
+        if unitWords.contains(w) { return false }
+        guard let first = w.utf8.first, first >= 0x30 && first <= 0x39 else { return true }
+        return w.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) }
+            && !w.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
     static let trimSet = CharacterSet.punctuationCharacters.union(.symbols)

@@ -194,6 +194,7 @@ public struct CatalogDomain: Domain {
                                  subtreeProducts: subtree, directProducts: direct, brandVariants: variants,
                                  featured: featured, popularity: popularity, unbrandedName: settings.unbrandedName)
         model.report = report
+        model.uncategorizedId = settings.uncategorizedId
         var hasher = SHA256()
         for p in products {
             let fields = [p.id, p.name, p.description, p.brand ?? "", p.price?.description ?? "", p.currency, p.inStock ? "1" : "0",

@@ -54,6 +54,8 @@ public struct CatalogModel: Sendable {
     public var featured: JSON?
     public var popularity: [Double]           // Bayesian average per product index
     public var unbrandedName: String
+    /// The bucket of products whose input has no category (a stand-in, not a word of the data).
+    public var uncategorizedId: String = ""
     public var report: [ReportItem] = []
     /// Short digest of the sellable catalog's content (changes when any listed product changes).
     public var dataVersion: String = ""
