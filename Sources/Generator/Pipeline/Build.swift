@@ -50,10 +50,16 @@ public enum Build {
                            progress: (String) -> Void = { _ in }) throws -> BuildSummary {
         var summary = BuildSummary()
         var clock = Date()
+        let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
         func stage(_ name: String) {
             let now = Date()
             summary.stageSeconds.append((name, now.timeIntervalSince(clock)))
             clock = now
+            if trace {
+                var usage = rusage()
+                getrusage(RUSAGE_SELF.rawValue, &usage)
+                FileHandle.standardError.write(Data("  [trace] after \(name): peak memory \(usage.ru_maxrss / 1024) MB\n".utf8))
+            }
         }
         let siteURL = options.input.appendingPathComponent("site.json")
         let probe = BuildContext(site: SiteConfig.placeholder, inputDirectory: options.input, epochSeconds: options.epochSeconds, threads: options.threads)
@@ -102,13 +108,12 @@ public enum Build {
         files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site)))
         files.append(try openAPI(files: files, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site, hasPrevious: previous != nil && release.keep > 0))
 
-        // Every file against its kind's schema, before anything is written.
-        try OutputValidation.validate(files, baseURL: site.baseURL, threads: options.threads)
-        stage("validate")
-
-        // Serialise in parallel; results land in input order, so output is independent of threads.
-        let rendered = try serialise(&files, threads: options.threads)
-        stage("serialise")
+        // Every file against its kind's schema, then to bytes, before anything is written. One parallel pass: each
+        // file's JSON is checked and serialised while it is hot in cache, then released.
+        let checker = try OutputValidation(kinds: Array(kinds.values) + [SchemaPublisher.metaKind], baseURL: site.baseURL)
+        stage("compile schemas")
+        let rendered = try serialise(&files, checker: checker, threads: options.threads)
+        stage("validate and serialise")
         summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.bytes.count) })
 
         // Manifest: compare with the previous release; identical content creates no version.
@@ -165,41 +170,68 @@ public enum Build {
 
     struct Rendered { let path: String; let bytes: [UInt8]; let sha256: String; let schema: String? }
 
-    /// Serialises every file; each file's JSON value is released as soon as its bytes exist (only its path, kind and
-    /// flags stay), so the tree is never held twice in memory.
-    static func serialise(_ files: inout [OutputFile], threads: Int) throws -> [Rendered] {
+    /// Validates and serialises every file in parallel; results land in input order, so output is independent of
+    /// threads. Each file's JSON value is released as soon as its bytes exist (only its path, kind and flags stay),
+    /// so the tree is never held twice in memory. Schema violations are reported first (up to 20, in file order).
+    static func serialise(_ files: inout [OutputFile], checker: OutputValidation, threads: Int) throws -> [Rendered] {
         var out = [Rendered?](repeating: nil, count: files.count)
+        var invalid = [BuildError?](repeating: nil, count: files.count)
         var errors = [String?](repeating: nil, count: files.count)
-        let count = files.count
-        let chunks = max(1, min(count, threads * 8))
+        // Largest files first: a search index takes seconds on its own and must not start last.
+        let order = files.indices.sorted { (weight(files[$0]), $1) > (weight(files[$1]), $0) }
         files.withUnsafeMutableBufferPointer { inputs in
         out.withUnsafeMutableBufferPointer { res in
+        invalid.withUnsafeMutableBufferPointer { bad in
             errors.withUnsafeMutableBufferPointer { errs in
-                DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                    let writer = JSONWriter()
-                    for i in (c * count / chunks)..<((c + 1) * count / chunks) {
-                        let f = inputs[i]
-                        defer { inputs[i] = f.withoutContent() }
-                        do {
-                            let bytes: [UInt8]
-                            switch f.content {
-                            case .json(let j): bytes = try writer.bytes(j)
-                            case .bytes(let b): bytes = b
-                            }
-                            res[i] = Rendered(path: f.path, bytes: bytes, sha256: sha256Hex(bytes),
-                                              schema: f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath })
-                        } catch {
-                            errs[i] = "\(f.path): \(error)"
+                Parallel.forEach(order, threads: threads) { i in
+                    let f = inputs[i]
+                    defer { inputs[i] = f.withoutContent() }
+                    do {
+                        let bytes: [UInt8]
+                        switch f.content {
+                        case .json(let j):
+                            if let k = f.kind, let e = checker.check(j, path: f.path, kind: k) { bad[i] = e; return }
+                            bytes = try JSONWriter().bytes(j)
+                        case .deferred(_, let render):
+                            let j = try render()
+                            if let k = f.kind, let e = checker.check(j, path: f.path, kind: k) { bad[i] = e; return }
+                            bytes = try JSONWriter().bytes(j)
+                        case .bytes(let b): bytes = b
                         }
+                        res[i] = Rendered(path: f.path, bytes: bytes, sha256: sha256Hex(bytes),
+                                          schema: f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath })
+                    } catch {
+                        errs[i] = "\(f.path): \(error)"
                     }
                 }
             }
         }
         }
+        }
+        let violations = Array(invalid.compactMap { $0 }.prefix(20))
+        if !violations.isEmpty { throw BuildErrors(violations) }
         if let e = errors.compactMap({ $0 }).first { throw BuildError(file: "(output)", e) }
         var seen = Set<String>()
         for r in out where !seen.insert(r!.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(r!.path)") }
         return out.map { $0! }
+    }
+
+    /// A cheap estimate of a file's work: the number of values in its first two levels.
+    static func weight(_ f: OutputFile) -> Int {
+        switch f.content {
+        case .bytes(let b): return b.count / 64
+        case .deferred(let weight, _): return weight
+        case .json(let j):
+            func children(_ v: JSON) -> [JSON] {
+                switch v {
+                case .array(let a): return a
+                case .object(let o): return o.members.map(\.value)
+                default: return []
+                }
+            }
+            let top = children(j)
+            return top.reduce(top.count) { $0 + children($1).count }
+        }
     }
 
     static func sha256Hex(_ bytes: [UInt8]) -> String {

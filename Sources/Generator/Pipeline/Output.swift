@@ -26,6 +26,10 @@ public struct OutputFile: Sendable {
     public enum Content: Sendable {
         case json(JSON)
         case bytes([UInt8])
+        /// Rendered when the file is validated and serialised, then released at once: large kinds (100,000 product
+        /// pages, a 90 MB search index) never sit in memory all together as JSON values. `weight` estimates the
+        /// work (roughly the number of values), so the heaviest files start first.
+        case deferred(weight: Int, render: @Sendable () throws -> JSON)
     }
     public let path: String
     public let content: Content
@@ -41,8 +45,18 @@ public struct OutputFile: Sendable {
     public init(path: String, bytes: [UInt8], kind: OutputKind? = nil) {
         self.path = path; self.content = .bytes(bytes); self.kind = kind; self.stampsBuildTime = false
     }
+    /// A JSON file rendered only when it is validated and serialised (see `Content.deferred`).
+    public init(path: String, kind: OutputKind, stampsBuildTime: Bool = false, weight: Int, render: @escaping @Sendable () throws -> JSON) {
+        self.path = path; self.content = .deferred(weight: weight, render: render); self.kind = kind; self.stampsBuildTime = stampsBuildTime
+    }
     init(path: String, content: Content, kind: OutputKind?, stampsBuildTime: Bool) {
         self.path = path; self.content = content; self.kind = kind; self.stampsBuildTime = stampsBuildTime
+    }
+
+    /// The same file with deferred content rendered now (to time a unit on its own).
+    func materialised() throws -> OutputFile {
+        guard case .deferred(_, let render) = content else { return self }
+        return OutputFile(path: path, content: .json(try render()), kind: kind, stampsBuildTime: stampsBuildTime)
     }
 
     /// The same file without its content (once serialised, only its path, kind and flags are needed).

@@ -42,21 +42,24 @@ public enum OpenAPIDocument {
         /// The number of path segments each parameter takes in `path`, or nil when the path does not fit.
         /// Parameters take one segment when possible (left to right), more only when needed.
         func match(_ path: String) -> [Int]? {
-            let chars = Array(path)
+            // On UTF-8 bytes: literals and "/" are ASCII, so byte positions split the path where characters would.
+            let chars = Array(path.utf8)
+            let slash = UInt8(ascii: "/")
             func go(_ i: Int, _ pos: Int) -> [Int]? {
                 if i == parts.count { return pos == chars.count ? [] : nil }
                 switch parts[i] {
                 case .literal(let lit):
-                    let l = Array(lit)
-                    guard pos + l.count <= chars.count, Array(chars[pos..<pos + l.count]) == l else { return nil }
+                    let l = lit.utf8
+                    guard pos + l.count <= chars.count, chars[pos..<pos + l.count].elementsEqual(l) else { return nil }
                     return go(i + 1, pos + l.count)
                 case .parameter:
                     // Shortest value first: a parameter is non-empty; it may cross "/" only to fit the rest.
+                    guard pos < chars.count, chars[pos] != slash else { return nil }
                     var end = pos + 1
                     while end <= chars.count {
-                        let value = chars[pos..<end]
-                        if value.first == "/" || value.last == "/" { end += 1; continue }
-                        if let rest = go(i + 1, end) { return [value.filter { $0 == "/" }.count + 1] + rest }
+                        if chars[end - 1] != slash, let rest = go(i + 1, end) {
+                            return [chars[pos..<end].lazy.filter { $0 == slash }.count + 1] + rest
+                        }
                         end += 1
                     }
                     return nil
@@ -88,9 +91,12 @@ public enum OpenAPIDocument {
         let byName = Dictionary(kinds.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         // Which expansions of each kind's template occur in this tree.
         var depthsByKind: [String: Set<[Int]>] = [:]
+        var templates: [String: Template] = [:]
         for f in files {
             guard let name = f.kind, let k = byName[name] else { continue }
-            guard let d = Template(k.pathTemplate).match(f.path) else {
+            let template = templates[name] ?? Template(k.pathTemplate)
+            templates[name] = template
+            guard let d = template.match(f.path) else {
                 throw BuildError(file: f.path, field: name, "does not fit its kind's path template \(k.pathTemplate)")
             }
             depthsByKind[name, default: []].insert(d)

@@ -122,7 +122,8 @@ public enum JSONPatch {
         switch doc {
         case .object(var o):
             guard let child = o[first] else { throw ApplyError(description: "no member \(first)") }
-            o[first] = t.count == 1 ? nil : try remove(child, t.dropFirst())
+            // Not `o[first] = cond ? nil : …`: JSON is nil-literal expressible, so that would store a JSON null.
+            if t.count == 1 { o[first] = Optional<JSON>.none } else { o[first] = try remove(child, t.dropFirst()) }
             return .object(o)
         case .array(var a):
             guard let i = Int(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }

@@ -67,7 +67,7 @@ final class SchemaCompiler {
         func int(_ key: String) -> Int? { o[key]?.numberValue.flatMap { $0.isInteger ? Int(exactly: $0.double) : nil } }
 
         // Validation vocabulary.
-        if let t = o["type"] { n.types = t.stringValue.map { [$0] } ?? t.arrayValue?.compactMap(\.stringValue) }
+        if let t = o["type"] { n.types = t.stringValue.map { [$0] } ?? t.arrayValue?.compactMap(\.stringValue); n.typeMask = n.types.map(TypeMask.init) }
         n.enumValues = o["enum"]?.arrayValue
         if let c = o["const"] { n.constValue = c; n.hasConst = true }
         n.multipleOf = o["multipleOf"]?.numberValue
@@ -85,6 +85,7 @@ final class SchemaCompiler {
         // Applicators.
         if let p = o["properties"]?.objectValue {
             for m in p.members { n.properties[m.key] = try sub(["properties", m.key], m.value); n.propertyOrder.append(m.key) }
+            n.propertyList = n.properties.count <= 16 ? n.propertyOrder.compactMap { k in n.properties[k].map { (k, $0) } } : nil
         }
         for m in o["patternProperties"]?.objectValue?.members ?? [] {
             n.patternProperties.append((try regex(m.key), m.key, try sub(["patternProperties", m.key], m.value)))

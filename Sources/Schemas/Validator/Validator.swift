@@ -75,6 +75,8 @@ final class SchemaNode {
     var dynamicAnchor: String?
 
     var types: [String]?
+    /// `types` as bits, so the per-value type check compares no strings.
+    var typeMask: TypeMask?
     var enumValues: [JSON]?
     var constValue: JSON?
     var hasConst = false
@@ -90,6 +92,8 @@ final class SchemaNode {
 
     var properties: [String: SchemaNode] = [:]
     var propertyOrder: [String] = []
+    /// `properties` as a list when there are few: comparing a handful of short keys is cheaper than hashing one.
+    var propertyList: [(String, SchemaNode)]? = []
     var patternProperties: [(NSRegularExpression, String, SchemaNode)] = []
     var additionalProperties: SchemaNode?
     var propertyNames: SchemaNode?
@@ -110,6 +114,39 @@ final class SchemaNode {
     var dynamicRefName: String?
 
     var needsAnnotations: Bool { unevaluatedProperties != nil || unevaluatedItems != nil }
+}
+
+/// A set of JSON types as bits ("integer" is its own bit; a number that is a whole number matches it).
+struct TypeMask {
+    var bits: UInt8
+    static let null: UInt8 = 1, boolean: UInt8 = 2, string: UInt8 = 4, array: UInt8 = 8, object: UInt8 = 16, number: UInt8 = 32, integer: UInt8 = 64
+
+    init(_ names: [String]) {
+        bits = 0
+        for n in names {
+            switch n {
+            case "null": bits |= Self.null
+            case "boolean": bits |= Self.boolean
+            case "string": bits |= Self.string
+            case "array": bits |= Self.array
+            case "object": bits |= Self.object
+            case "number": bits |= Self.number
+            case "integer": bits |= Self.integer
+            default: break
+            }
+        }
+    }
+
+    func matches(_ v: JSON) -> Bool {
+        switch v {
+        case .null: return bits & Self.null != 0
+        case .bool: return bits & Self.boolean != 0
+        case .string: return bits & Self.string != 0
+        case .array: return bits & Self.array != 0
+        case .object: return bits & Self.object != 0
+        case .number(let n): return bits & Self.number != 0 || (bits & Self.integer != 0 && n.isInteger)
+        }
+    }
 }
 
 /// What a valid subschema evaluated, for `unevaluatedProperties` / `unevaluatedItems`.
@@ -285,8 +322,8 @@ final class Evaluator {
 
     func checkValidation(_ n: SchemaNode, _ inst: JSON) -> Bool {
         var ok = true
-        if let types = n.types, !types.contains(where: { Self.isType(inst, $0) }) {
-            fail("type", "expected \(types.joined(separator: " or ")), found \(inst.typeName)"); ok = false
+        if let mask = n.typeMask, !mask.matches(inst) {
+            fail("type", "expected \((n.types ?? []).joined(separator: " or ")), found \(inst.typeName)"); ok = false
             if !collectErrors { return false }
         }
         if let e = n.enumValues, !e.contains(inst) { fail("enum", "must be one of the enumerated values"); ok = false }
@@ -299,7 +336,10 @@ final class Evaluator {
             if let m = n.minimum, x < m { fail("minimum", "\(x) is less than \(m)"); ok = false }
             if let m = n.exclusiveMinimum, !(m < x) { fail("exclusiveMinimum", "\(x) is not greater than \(m)"); ok = false }
         case .string(let s):
-            if n.maxLength != nil || n.minLength != nil {
+            // Lengths count code points; UTF-8 bytes bound them (1 to 4 bytes each), which settles most checks
+            // without counting.
+            let bytes = s.utf8.count
+            if (n.maxLength.map { bytes > $0 } ?? false) || (n.minLength.map { (bytes + 3) / 4 < $0 } ?? false) {
                 let len = s.unicodeScalars.count
                 if let m = n.maxLength, len > m { fail("maxLength", "is \(len) characters long, more than \(m)"); ok = false }
                 if let m = n.minLength, len < m { fail("minLength", "is \(len) characters long, less than \(m)"); ok = false }
@@ -328,14 +368,6 @@ final class Evaluator {
         return ok
     }
 
-    static func isType(_ v: JSON, _ t: String) -> Bool {
-        switch (v, t) {
-        case (.null, "null"), (.bool, "boolean"), (.string, "string"), (.array, "array"), (.object, "object"), (.number, "number"): return true
-        case (.number(let n), "integer"): return n.isInteger
-        default: return false
-        }
-    }
-
     static func isMultiple(_ x: JSONNumber, of m: JSONNumber) -> Bool {
         let dx = x.decimal, dm = m.decimal
         if !dx.isNaN, !dm.isNaN, dm != 0, dx.exponent > -60, dx.exponent < 60 {
@@ -357,7 +389,7 @@ final class Evaluator {
         let needSet = collect || n.unevaluatedProperties != nil
         for m in o.members {
             var matched = false
-            if let s = n.properties[m.key] {
+            if let s = n.propertyList.map({ $0.first(where: { $0.0 == m.key })?.1 }) ?? n.properties[m.key] {
                 matched = true
                 if !child(["properties", m.key], s, m.value, instanceKey: m.key, collect: false).valid { ok = false; if !collectErrors { return false } }
             }

@@ -105,7 +105,11 @@ final class ValidateTests: XCTestCase {
             func isPresent(in context: BuildContext) -> Bool { true }
             func build(_ context: BuildContext) throws -> DomainResult {
                 DomainResult(files: [OutputFile(path: "things/a.json", json: ["count": 1], kind: Self.kind),
-                                     OutputFile(path: "things/b.json", json: ["count": -2], kind: Self.kind)], kinds: [Self.kind])
+                                     OutputFile(path: "things/b.json", json: ["count": -2], kind: Self.kind),
+                                     // Deferred files are checked the same way when they are rendered.
+                                     OutputFile(path: "things/c.json", kind: Self.kind, weight: 1) { ["count": 3] },
+                                     OutputFile(path: "things/d.json", kind: Self.kind, weight: 1) { ["count": "many"] }],
+                             kinds: [Self.kind])
             }
         }
         let out = try freshTree()
@@ -114,7 +118,8 @@ final class ValidateTests: XCTestCase {
                                            domains: Build.domains + [Broken()])) { e in
             let m = "\(e)"
             XCTAssertTrue(m.contains("things/b.json") && m.contains("/count") && m.contains("minimum"), m)
-            XCTAssertFalse(m.contains("things/a.json"), m)
+            XCTAssertTrue(m.contains("things/d.json") && m.contains("type"), m)
+            XCTAssertFalse(m.contains("things/a.json") || m.contains("things/c.json"), m)
         }
         XCTAssertEqual(TestSupport.snapshot(out), before)
     }

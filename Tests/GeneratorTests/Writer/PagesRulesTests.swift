@@ -17,6 +17,7 @@ final class PagesRulesTests: XCTestCase {
                 switch content {
                 case .json(let j): return OutputFile(path: path, json: j, kind: Self.kind)
                 case .bytes(let b): return OutputFile(path: path, bytes: b)
+                case .deferred(let weight, let render): return OutputFile(path: path, kind: Self.kind, weight: weight, render: render)
                 }
             }, kinds: [Self.kind])
         }

@@ -13,6 +13,13 @@ final class CatalogContext {
     }
 
     /// Each product's list entry, built once and shared by every page that lists it.
+    /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
+    /// by side compress better and share result-store shards). Keys are computed once, then sorted.
+    lazy var searchOrder: [Int] = {
+        let keys = model.products.map { ($0.brandKey ?? "", categoryPath($0), $0.name, $0.id) }
+        return keys.indices.sorted { keys[$0] < keys[$1] }
+    }()
+
     lazy var listEntries: [JSON] = (try? parallelMap(model.products.indices.map { $0 }) { CategoryPageOutput.productJSON(self.model.products[$0], self) }) ?? []
 
     /// Maps in parallel chunks; the result order is the input order, whatever the thread count.

@@ -19,32 +19,36 @@ struct ProductDetailsOutput: CatalogOutput {
     var kinds: [OutputKind] { [Self.kind] }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
-        let m = c.model
-        return try c.parallelMap(m.products) { p in
-            let node = m.categories[p.categoryId]
-            var trail: [String] = []
-            var cur: String? = p.categoryId
-            while let id = cur, let n = m.categories[id] { trail.insert(n.name, at: 0); cur = n.parent }
-            var specs = JSONObject()
-            specs.append("Brand", .string(c.brandName(p)))
-            specs.append("Category", .string(trail.joined(separator: " > ")))
-            specs.append("Availability", .string(p.inStock ? "In stock" : "Out of stock"))
-            for (k, v) in p.extra where specs[k] == nil { specs.append(k, .string(v)) }
-            let images: [JSON] = p.imageUrl.map { [.obj(["url": .string($0), "size": "default"])] } ?? []
-            let json: JSON = .obj([
-                "productId": .string(p.segment), "title": .string(p.name), "description": .string(p.description),
-                "brand": .obj(["name": .string(c.brandName(p)), "slug": .string(DeeplinkMapOutput.slug(c.brandName(p)))]),
-                "pricing": .obj(["currentPrice": .number(p.price!), "currency": .string(p.currency)]),
-                // A product without reviews has average 0 and count 0 (the app's Rating requires numbers).
-                "rating": .obj(["average": .double(p.ratingAverage ?? 0), "count": .int(p.ratingAverage == nil ? 0 : p.ratingCount)]),
-                "media": .obj(["images": .array(images)]),
-                "specifications": .object(specs),
-                "availability": .obj(["inStock": .bool(p.inStock)]),
-                "category": .obj(["id": .string(node?.path ?? p.categoryId), "name": .string(node?.name ?? p.categoryId), "path": .strings(trail)]),
-                "links": .obj(["deeplink": .string("\(c.site.urlScheme)://product/\(p.segment)"),
-                               "category": .string("categories/\(node?.path ?? p.categoryId).json")]),
-            ])
-            return OutputFile(path: "products/\(p.segment)/details.json", json: json, kind: Self.kind)
+        // Deferred: each page is rendered when it is validated and serialised (see OutputFile.Content.deferred).
+        c.model.products.indices.map { i in
+            OutputFile(path: "products/\(c.model.products[i].segment)/details.json", kind: Self.kind, weight: 40) { try Self.page(c.model.products[i], c) }
         }
+    }
+
+    static func page(_ p: Product, _ c: CatalogContext) throws -> JSON {
+        let m = c.model
+        let node = m.categories[p.categoryId]
+        var trail: [String] = []
+        var cur: String? = p.categoryId
+        while let id = cur, let n = m.categories[id] { trail.insert(n.name, at: 0); cur = n.parent }
+        var specs = JSONObject()
+        specs.append("Brand", .string(c.brandName(p)))
+        specs.append("Category", .string(trail.joined(separator: " > ")))
+        specs.append("Availability", .string(p.inStock ? "In stock" : "Out of stock"))
+        for (k, v) in p.extra where specs[k] == nil { specs.append(k, .string(v)) }
+        let images: [JSON] = p.imageUrl.map { [.obj(["url": .string($0), "size": "default"])] } ?? []
+        return .obj([
+            "productId": .string(p.segment), "title": .string(p.name), "description": .string(p.description),
+            "brand": .obj(["name": .string(c.brandName(p)), "slug": .string(DeeplinkMapOutput.slug(c.brandName(p)))]),
+            "pricing": .obj(["currentPrice": .number(p.price!), "currency": .string(p.currency)]),
+            // A product without reviews has average 0 and count 0 (the app's Rating requires numbers).
+            "rating": .obj(["average": .double(p.ratingAverage ?? 0), "count": .int(p.ratingAverage == nil ? 0 : p.ratingCount)]),
+            "media": .obj(["images": .array(images)]),
+            "specifications": .object(specs),
+            "availability": .obj(["inStock": .bool(p.inStock)]),
+            "category": .obj(["id": .string(node?.path ?? p.categoryId), "name": .string(node?.name ?? p.categoryId), "path": .strings(trail)]),
+            "links": .obj(["deeplink": .string("\(c.site.urlScheme)://product/\(p.segment)"),
+                           "category": .string("categories/\(node?.path ?? p.categoryId).json")]),
+        ])
     }
 }

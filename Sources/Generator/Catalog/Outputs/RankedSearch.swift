@@ -41,14 +41,8 @@ struct RankedSearchOutput: CatalogOutput {
         ]))]))
     var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store] }
 
-    /// Product indices in brand, category, name, id order (keys computed once, then sorted).
-    static func storeOrder(_ c: CatalogContext) -> [Int] {
-        let keys = c.model.products.map { ($0.brandKey ?? "", c.categoryPath($0), $0.name, $0.id) }
-        return keys.indices.sorted { keys[$0] < keys[$1] }
-    }
-
     static func documents(_ c: CatalogContext) -> [RankedDocument] {
-        return storeOrder(c).map { c.model.products[$0] }.map { p in
+        return c.searchOrder.map { c.model.products[$0] }.map { p in
             RankedDocument(id: p.segment, fields: [("name", 3, p.name), ("brand", 2, c.brandName(p)),
                                                    ("category", 1.5, c.categoryName(p)), ("description", 1, p.description)],
                            stored: .obj(["id": .string(p.segment), "name": .string(p.name), "brand": .string(c.brandName(p)),

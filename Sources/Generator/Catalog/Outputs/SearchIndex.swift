@@ -4,8 +4,8 @@ import Indexer
 
 /// `search-index.json` and `search-index-compact.json`: the design document's SearchIndex, for its exact-lookup
 /// SearchManager (lowercase the query, split on spaces, union of `keywords[token]`). What each holds is described
-/// in `Indexer/SeedIndex.swift`; the compact one drops description words, folded and stemmed variants and the
-/// per-product keyword lists.
+/// in `Indexer/SeedIndex.swift`; the compact one keeps only the words of name, brand and category that tell
+/// products apart, and drops the per-product keyword lists, image URLs and the derivable brand and category maps.
 struct SearchIndexOutput: CatalogOutput {
     static let schema = S.object([
         "version": S.nonEmptyString,
@@ -24,24 +24,32 @@ struct SearchIndexOutput: CatalogOutput {
                                  summary: "Keyword search index in the design document's SearchIndex shape (exact lookup of lowercased words).",
                                  schema: schema)
     static let compact = OutputKind(name: "search-index-compact", pathTemplate: "search-index-compact.json",
-                                    summary: "Smaller SearchIndex: only the words of name, brand and category, no per-product keyword lists.",
+                                    summary: "Smaller SearchIndex for the SearchManager: distinguishing words of name, brand and category only; no per-product keyword lists, image URLs or brand and category maps.",
                                     schema: schema)
     var kinds: [OutputKind] { [Self.full, Self.compact] }
 
     static func documents(_ c: CatalogContext) -> [SearchDocument] {
         // Brand, category, name order: similar entries side by side make the files compress better.
-        RankedSearchOutput.storeOrder(c).map { c.model.products[$0] }.map { p in
+        c.searchOrder.map { c.model.products[$0] }.map { p in
             SearchDocument(id: p.segment, name: p.name, brand: c.brandName(p), category: c.categoryName(p),
-                           description: p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "")
+                           description: p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "",
+                           brandIsSearchable: p.brand != nil, categoryIsSearchable: p.categoryId != c.model.uncategorizedId)
         }
     }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
+        // Deferred: each index is built when it is validated and serialised, and released right after, so the two
+        // largest JSON values of the tree are never in memory with everything else.
         let docs = Self.documents(c)
-        var full: JSON = .null, compact: JSON = .null
-        full = SeedIndex.build(docs, version: c.model.dataVersion, generatedAt: c.generatedAt, compact: false, threads: c.threads)
-        compact = SeedIndex.build(docs, version: c.model.dataVersion, generatedAt: c.generatedAt, compact: true, threads: c.threads)
-        return [OutputFile(path: "search-index.json", json: full, kind: Self.full, stampsBuildTime: true),
-                OutputFile(path: "search-index-compact.json", json: compact, kind: Self.compact, stampsBuildTime: true)]
+        let (version, generatedAt, threads) = (c.model.dataVersion, c.generatedAt, c.threads)
+        let weight = docs.count * 100
+        return [
+            OutputFile(path: "search-index.json", kind: Self.full, stampsBuildTime: true, weight: weight) {
+                SeedIndex.build(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads)
+            },
+            OutputFile(path: "search-index-compact.json", kind: Self.compact, stampsBuildTime: true, weight: weight / 2) {
+                SeedIndex.build(docs, version: version, generatedAt: generatedAt, compact: true, threads: threads)
+            },
+        ]
     }
 }
