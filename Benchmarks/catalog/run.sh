@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-100000}
+command -v hugo >/dev/null || { echo "hugo not found (Debian: apt-get install hugo)" >&2; exit 2; }
 SHARED=../shared/data/catalog
 DISK=${BENCH_DISK:-$PWD/bench-out}
 SHM=/dev/shm/sjc-bench

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Validation benchmark: builds a deterministic synthetic catalog of N products (default 100k) on /dev/shm and times
 # `generator validate` over the whole tree (file index, sha256 and every JSON file against its schema), printing
-# MB/s of JSON validated; also prints the build's own "validate" stage (every output checked before writing).
+# MB/s of JSON validated; also prints the build's stage timings (its "validate and serialise" stage checks every output before writing).
 # Not a test (figures vary). Usage: Benchmarks/validate/run.sh [N=100000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
