@@ -41,7 +41,7 @@ public struct BuildSummary: Sendable {
     public var stageSeconds: [(String, Double)] = []
 }
 
-/// The pipeline: Input → Model → Compute → Emit (domains) → Serialise → Check → Manifest → Write.
+/// The pipeline: Input → Model → Compute → Emit (domains) → Validate + Serialise → Manifest → Write.
 public enum Build {
     /// Every domain the compiler knows, in build order.
     public static let domains: [Domain] = [CatalogDomain(), CollectionsDomain(), AuctionsDomain(), NBADomain()]
