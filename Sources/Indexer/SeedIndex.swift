@@ -41,22 +41,29 @@ public struct SearchDocument: Sendable {
 ///   every product with a bare "20" in its name.
 public enum SeedIndex {
     public static func build(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1) -> JSON {
-        // Each product's keys, computed in parallel chunks (results by index, so the output ignores thread count).
-        var perDoc = [(keys: [String], json: JSON)?](repeating: nil, count: docs.count)
+        // Each product's keys and entry, in parallel chunks; each chunk also gathers its own keyword → products map,
+        // and the maps are merged in chunk order, so every list stays in product order whatever the thread count.
         let chunks = max(1, min(docs.count, threads * 8))
-        perDoc.withUnsafeMutableBufferPointer { out in
-            DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                for i in (c * docs.count / chunks)..<((c + 1) * docs.count / chunks) { out[i] = entry(docs[i], compact: compact) }
+        var partial = [[String: [Int]]](repeating: [:], count: chunks)
+        var productJSON = [JSON](repeating: .null, count: docs.count)
+        partial.withUnsafeMutableBufferPointer { parts in
+            productJSON.withUnsafeMutableBufferPointer { out in
+                DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                    var local: [String: [Int]] = [:]
+                    for i in (c * docs.count / chunks)..<((c + 1) * docs.count / chunks) {
+                        let e = entry(docs[i], compact: compact)
+                        for k in e.keys { local[k, default: []].append(i) }
+                        out[i] = e.json
+                    }
+                    parts[c] = local
+                }
             }
         }
-        var keywordIds: [String: [Int]] = [:]
-        var productJSON: [JSON] = []
-        productJSON.reserveCapacity(docs.count)
-        for (i, e) in perDoc.enumerated() {
-            for k in e!.keys { keywordIds[k, default: []].append(i) }
-            productJSON.append(e!.json)
+        var keywordIds = partial[0]
+        for part in partial.dropFirst() {
+            for (k, ids) in part { keywordIds[k, default: []].append(contentsOf: ids) }
         }
-        return finish(docs, keywordIds, productJSON, version: version, generatedAt: generatedAt, idMaps: !compact)
+        return finish(docs, keywordIds, productJSON, version: version, generatedAt: generatedAt, idMaps: !compact, threads: threads)
     }
 
     static func entry(_ d: SearchDocument, compact: Bool) -> (keys: [String], json: JSON) {
@@ -92,9 +99,17 @@ public enum SeedIndex {
     }
 
     static func finish(_ docs: [SearchDocument], _ keywordIds: [String: [Int]], _ productJSON: [JSON], version: String,
-                       generatedAt: String, idMaps: Bool) -> JSON {
+                       generatedAt: String, idMaps: Bool, threads: Int = 1) -> JSON {
         func idMap(_ m: [String: [Int]]) -> JSON {
-            .object(JSONObject(m.keys.sorted().map { k in (k, .strings(m[k]!.map { docs[$0].id })) }))
+            let keys = m.keys.sorted()
+            var values = [JSON](repeating: .null, count: keys.count)
+            let chunks = max(1, min(keys.count, threads * 8))
+            values.withUnsafeMutableBufferPointer { out in
+                DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                    for i in (c * keys.count / chunks)..<((c + 1) * keys.count / chunks) { out[i] = .strings(m[keys[i]]!.map { docs[$0].id }) }
+                }
+            }
+            return .object(JSONObject(zip(keys, values).map { ($0, $1) }))
         }
         var categories: [String: [Int]] = [:], brands: [String: [Int]] = [:]
         for (i, d) in docs.enumerated() where idMaps {

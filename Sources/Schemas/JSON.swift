@@ -176,10 +176,13 @@ public struct JSONNumber: Sendable, CustomStringConvertible {
     public var decimal: Decimal {
         switch storage {
         case .int(let i): return Decimal(i)
-        case .double: return Decimal(string: description, locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)
-        case .text(let t): return Decimal(string: t, locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(double)
+        case .double: return Decimal(string: description, locale: JSONNumber.posix) ?? JSONNumber.decimalOrNaN(double)
+        case .text(let t): return Decimal(string: t, locale: JSONNumber.posix) ?? JSONNumber.decimalOrNaN(double)
         }
     }
+    private static let posix = Locale(identifier: "en_US_POSIX")
+    /// Beyond Decimal's range (e.g. 1e400) there is no Decimal value: NaN, which callers check (Decimal(.infinity) traps).
+    private static func decimalOrNaN(_ d: Double) -> Decimal { d.isFinite ? Decimal(d) : .nan }
 
     /// True when the value is mathematically a whole number (1.0 is an integer in JSON Schema).
     public var isInteger: Bool {
@@ -188,11 +191,9 @@ public struct JSONNumber: Sendable, CustomStringConvertible {
         case .double(let d): return d.isFinite && d == d.rounded()
         case .text(let t):
             if !t.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return true }
-            let d = decimal
-            if d.isNaN { let v = double; return v.isFinite && v == v.rounded() }
-            var r = Decimal(), m = d
-            NSDecimalRound(&r, &m, 0, .plain)
-            return r == d
+            // Whole when the last significant digit is at or above the units place (exact at any magnitude).
+            let n = Normalized(t)
+            return n.digits.isEmpty || n.digits.count - 1 <= n.exponent
         }
     }
 
@@ -223,14 +224,59 @@ extension JSONNumber: Equatable, Comparable {
         case (.double(let x), .double(let y)): return x == y
         default:
             if case .text = a.storage {} else if case .text = b.storage {} else { return a.double == b.double }
-            return a.decimal == b.decimal
+            return exactOrder(a, b) == 0
         }
     }
     public static func < (a: JSONNumber, b: JSONNumber) -> Bool {
         switch (a.storage, b.storage) {
         case (.int(let x), .int(let y)): return x < y
-        case (.text, _), (_, .text): return a.decimal < b.decimal
+        case (.text, _), (_, .text):
+            // Rounding to the nearest double never reverses an order, so two different doubles order their exact
+            // values the same way; only a tie needs the exact (and much slower) decimal comparison.
+            let x = a.double, y = b.double
+            if x.isFinite, y.isFinite, x != y { return x < y }
+            return exactOrder(a, b) < 0
         default: return a.double < b.double
+        }
+    }
+
+    /// Exact order of two numbers from their JSON text (any magnitude, no Decimal or Double range): −1, 0 or 1.
+    static func exactOrder(_ a: JSONNumber, _ b: JSONNumber) -> Int {
+        let x = Normalized(a.description), y = Normalized(b.description)
+        if x.negative != y.negative { return x.negative ? -1 : 1 }
+        let magnitude = Normalized.compareMagnitude(x, y)
+        return x.negative ? -magnitude : magnitude
+    }
+
+    /// A number literal as sign, significant digits (no leading or trailing zeros) and the power of ten of the first
+    /// digit; zero has no digits.
+    struct Normalized {
+        var negative = false
+        var digits: [UInt8] = []
+        var exponent = 0
+
+        init(_ text: String) {
+            var bytes = Array(text.utf8)[...]
+            if bytes.first == UInt8(ascii: "-") { negative = true; bytes = bytes.dropFirst() }
+            var mantissa: [UInt8] = [], pointAt: Int?, exp = 0
+            var i = bytes.startIndex
+            while i < bytes.endIndex, bytes[i] != UInt8(ascii: "e"), bytes[i] != UInt8(ascii: "E") {
+                if bytes[i] == UInt8(ascii: ".") { pointAt = mantissa.count } else { mantissa.append(bytes[i]) }
+                i += 1
+            }
+            if i < bytes.endIndex { exp = Int(String(decoding: bytes[(i + 1)...], as: UTF8.self).replacingOccurrences(of: "+", with: "")) ?? 0 }
+            let intDigits = pointAt ?? mantissa.count
+            guard let first = mantissa.firstIndex(where: { $0 != UInt8(ascii: "0") }) else { negative = false; return }
+            let last = mantissa.lastIndex(where: { $0 != UInt8(ascii: "0") })!
+            digits = Array(mantissa[first...last])
+            exponent = intDigits - first - 1 + exp
+        }
+
+        static func compareMagnitude(_ x: Normalized, _ y: Normalized) -> Int {
+            if x.digits.isEmpty || y.digits.isEmpty { return x.digits.isEmpty ? (y.digits.isEmpty ? 0 : -1) : 1 }
+            if x.exponent != y.exponent { return x.exponent < y.exponent ? -1 : 1 }
+            for (p, q) in zip(x.digits, y.digits) where p != q { return p < q ? -1 : 1 }
+            return x.digits.count == y.digits.count ? 0 : (x.digits.count < y.digits.count ? -1 : 1)
         }
     }
 }

@@ -71,6 +71,23 @@ final class JSONWriterTests: XCTestCase {
         }
     }
 
+    /// Numbers order by their exact value, also where doubles tie or overflow.
+    func testNumberOrderIsExact() {
+        func n(_ t: String) -> JSONNumber { JSONNumber(literal: t) }
+        XCTAssertTrue(n("0.1") < n("0.10000000000000001"))            // the same double
+        XCTAssertFalse(n("0.10000000000000001") < n("0.1"))
+        XCTAssertTrue(JSONNumber(9_007_199_254_740_992) < n("9007199254740993"))
+        XCTAssertTrue(n("1e400") < n("1e401"))                          // beyond Double
+        XCTAssertTrue(n("-0.5") < JSONNumber(0))
+        XCTAssertTrue(JSONNumber(0) < n("4.4744"))
+        XCTAssertFalse(n("2.50") < n("2.5")); XCTAssertEqual(n("2.50"), n("2.5"))
+        XCTAssertEqual(n("1e400"), n("10e399")); XCTAssertNotEqual(n("1e400"), n("1e401"))
+        XCTAssertTrue(n("-1e400") < n("-1e399")); XCTAssertTrue(n("-1e400") < n("0")); XCTAssertEqual(n("-0.0"), JSONNumber(0))
+        XCTAssertTrue(n("1.5E-400") < n("2e-400")); XCTAssertTrue(n("0.00012") < n("1.2e-3"))
+        XCTAssertTrue(n("1e400").decimal.isNaN)                           // out of Decimal's range, and no trap
+        XCTAssertTrue(n("1e400").isInteger)
+    }
+
     func testRejectsNonFiniteWithPath() {
         let v: JSON = ["items": [["price": .double(.nan)]]]
         XCTAssertThrowsError(try JSONWriter().string(v)) { e in

@@ -69,33 +69,33 @@ public enum TreeValidation {
             } catch { schemaErrors[schema] = "the schema \(schema) does not compile: \(error)" }
         }
 
-        // Every listed file: size, hash, schema (in parallel; problems reported in path order).
+        // Every listed file: size, hash, schema (in parallel, largest first so a big search index does not start
+        // last; problems reported in path order).
         let paths = Set(listed.keys).intersection(onDisk).sorted()
+        let sizes = paths.map { listed[$0]?["size"]?.intValue ?? 0 }
+        let order = paths.indices.sorted { (sizes[$0], $1) > (sizes[$1], $0) }
         var results = [[String]](repeating: [], count: paths.count)
-        let chunks = max(1, min(paths.count, threads * 8))
         results.withUnsafeMutableBufferPointer { out in
-            DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                for i in (c * paths.count / chunks)..<((c + 1) * paths.count / chunks) {
-                    let p = paths[i], e = listed[p]!
-                    guard let b = read(p) else { out[i] = ["cannot be read"]; continue }
-                    var found: [String] = []
-                    if b.count != e["size"]?.intValue { found.append("size \(b.count) != indexed \(e["size"]?.intValue.map(String.init) ?? "?")") }
-                    if hex(b) != e["sha256"]?.stringValue { found.append("sha256 differs from the index") }
-                    if p.hasSuffix(".json") {
-                        if let s = e["schema"]?.stringValue {
-                            if let err = schemaErrors[s] { found.append(err) }
-                            else if let v = validators[s] {
-                                do {
-                                    let doc = try JSONReader.parse(b)
-                                    if !v.isValid(doc), let first = v.validate(doc).first {
-                                        found.append("schema error at \(first.instanceLocation.isEmpty ? "(root)" : first.instanceLocation) (keyword \(first.keywordLocation)): \(first.message)")
-                                    }
-                                } catch { found.append("invalid JSON: \(error)") }
-                            }
-                        } else { found.append("JSON file without a schema in the index") }
-                    }
-                    out[i] = found
+            Parallel.forEach(order, threads: threads) { i in
+                let p = paths[i], e = listed[p]!
+                guard let b = read(p) else { out[i] = ["cannot be read"]; return }
+                var found: [String] = []
+                if b.count != e["size"]?.intValue { found.append("size \(b.count) != indexed \(e["size"]?.intValue.map(String.init) ?? "?")") }
+                if hex(b) != e["sha256"]?.stringValue { found.append("sha256 differs from the index") }
+                if p.hasSuffix(".json") {
+                    if let s = e["schema"]?.stringValue {
+                        if let err = schemaErrors[s] { found.append(err) }
+                        else if let v = validators[s] {
+                            do {
+                                let doc = try JSONReader.parse(b)
+                                if !v.isValid(doc), let first = v.validate(doc).first {
+                                    found.append("schema error at \(first.instanceLocation.isEmpty ? "(root)" : first.instanceLocation) (keyword \(first.keywordLocation)): \(first.message)")
+                                }
+                            } catch { found.append("invalid JSON: \(error)") }
+                        }
+                    } else { found.append("JSON file without a schema in the index") }
                 }
+                out[i] = found
             }
         }
         for (i, found) in results.enumerated() { for f in found { problem(paths[i], f) } }
