@@ -1,8 +1,9 @@
 import Foundation
 import Schemas
 
-/// What catalog output units render from.
-final class CatalogContext {
+/// What catalog output units render from. Shared by concurrent units and by deferred files rendered later on other
+/// threads: everything is immutable except the lazy caches, which `CatalogDomain.build` fills before any of that starts.
+final class CatalogContext: @unchecked Sendable {
     let model: CatalogModel
     let site: SiteConfig
     let generatedAt: String
