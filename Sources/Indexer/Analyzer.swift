@@ -123,6 +123,8 @@ public struct Analyzer: Sendable {
 
     /// `stem` on ASCII bytes; the same rules.
     static func asciiStem(_ word: String) -> String {
+        // Every rule removes a trailing "s" or an apostrophe: most words have neither and come back as they are.
+        if word.utf8.last != 0x73, !word.utf8.contains(0x27) { return word }
         var b = Array(word.utf8)
         func ends(_ s: StaticString) -> Bool {
             let n = s.utf8CodeUnitCount
@@ -156,7 +158,8 @@ public struct Analyzer: Sendable {
         words(text).compactMap { w in
             if stopWords.contains(w) { return nil }
             let s = stem(w)
-            return s.count >= minimumLength && !stopWords.contains(s) ? s : nil
+            // Stemming only ever shortens a word; an unchanged one was checked above.
+            return s.count >= minimumLength && (s.utf8.count == w.utf8.count || !stopWords.contains(s)) ? s : nil
         }
     }
 }
