@@ -46,56 +46,41 @@ public struct RankedIndexBuilder: Sendable {
         let s = settings
         // Weighted term frequencies per document, in parallel chunks; each chunk gathers its own term → postings
         // map, merged in chunk order, so every list is in document order whatever the thread count.
-        let chunks = max(1, min(docs.count, threads * 8))
-        var lengths = [Double](repeating: 0, count: docs.count)
-        var partial = [[String: [(Int, Double)]]](repeating: [:], count: chunks)
-        lengths.withUnsafeMutableBufferPointer { lens in
-            partial.withUnsafeMutableBufferPointer { parts in
-                DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                    var local: [String: [(Int, Double)]] = [:]
-                    for i in (c * docs.count / chunks)..<((c + 1) * docs.count / chunks) {
-                        var tf: [String: Double] = [:]
-                        var len = 0.0
-                        for f in docs[i].fields {
-                            for t in Analyzer.terms(f.text) { tf[t, default: 0] += f.weight; len += f.weight }
-                        }
-                        // tf kept to a millionth, so scores never depend on the order weights were summed in.
-                        for (t, f) in tf { local[t, default: []].append((i, Double(Int(f * 1_000_000)) / 1_000_000)) }
-                        lens[i] = len
-                    }
-                    parts[c] = local
+        let parts = Chunks.partials(docs.count, threads: threads) { range -> (postings: [String: [(Int, Double)]], lengths: [Double]) in
+            var local: [String: [(Int, Double)]] = [:], lengths: [Double] = []
+            lengths.reserveCapacity(range.count)
+            for i in range {
+                var tf: [String: Double] = [:]
+                var len = 0.0
+                for f in docs[i].fields {
+                    for t in Analyzer.terms(f.text) { tf[t, default: 0] += f.weight; len += f.weight }
                 }
+                // tf kept to a millionth, so scores never depend on the order weights were summed in.
+                for (t, f) in tf { local[t, default: []].append((i, Double(Int(f * 1_000_000)) / 1_000_000)) }
+                lengths.append(len)
             }
+            return (local, lengths)
         }
-        var postings = partial[0]
-        for part in partial.dropFirst() {
-            for (t, list) in part { postings[t, default: []].append(contentsOf: list) }
-        }
-        partial = []
+        let postings = Chunks.merge(parts.map(\.postings))
+        let lengths = parts.flatMap(\.lengths)
         let n = Double(docs.count)
         let avgdl = lengths.isEmpty ? 1 : max(lengths.reduce(0, +) / n, 1e-9)
         // Scores per term, in parallel (each term's list on its own).
         let termList = Array(postings)
-        var scored = [(term: String, list: [Int])](repeating: ("", []), count: termList.count)
-        let termChunks = max(1, min(termList.count, threads * 8))
-        scored.withUnsafeMutableBufferPointer { out in
-            DispatchQueue.concurrentPerform(iterations: termChunks) { c in
-                for k in (c * termList.count / termChunks)..<((c + 1) * termList.count / termChunks) {
-                    let (t, list) = termList[k]
-                    let df = Double(list.count)
-                    let idf = log(1 + (n - df + 0.5) / (df + 0.5))
-                    var flat: [Int] = []
-                    flat.reserveCapacity(list.count * 2)
-                    var last = 0
-                    for (doc, tf) in list {
-                        let norm = s.k1 * (1 - s.b + s.b * lengths[doc] / avgdl)
-                        let score = idf * tf * (s.k1 + 1) / (tf + norm)
-                        flat.append(doc - last); last = doc                 // doc ids as gaps
-                        flat.append(max(1, Int((score * s.scale).rounded())))
-                    }
-                    out[k] = (t, flat)
-                }
+        var scored = Chunks.map(termList.count, threads: threads) { k -> (term: String, list: [Int]) in
+            let (t, list) = termList[k]
+            let df = Double(list.count)
+            let idf = log(1 + (n - df + 0.5) / (df + 0.5))
+            var flat: [Int] = []
+            flat.reserveCapacity(list.count * 2)
+            var last = 0
+            for (doc, tf) in list {
+                let norm = s.k1 * (1 - s.b + s.b * lengths[doc] / avgdl)
+                let score = idf * tf * (s.k1 + 1) / (tf + norm)
+                flat.append(doc - last); last = doc                 // doc ids as gaps
+                flat.append(max(1, Int((score * s.scale).rounded())))
             }
+            return (t, flat)
         }
         scored.sort { Self.byteOrder($0.term, $1.term) }
 

@@ -43,26 +43,18 @@ public enum SeedIndex {
     public static func build(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1) -> JSON {
         // Each product's keys and entry, in parallel chunks; each chunk also gathers its own keyword → products map,
         // and the maps are merged in chunk order, so every list stays in product order whatever the thread count.
-        let chunks = max(1, min(docs.count, threads * 8))
-        var partial = [[String: [Int]]](repeating: [:], count: chunks)
-        var productJSON = [JSON](repeating: .null, count: docs.count)
-        partial.withUnsafeMutableBufferPointer { parts in
-            productJSON.withUnsafeMutableBufferPointer { out in
-                DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                    var local: [String: [Int]] = [:]
-                    for i in (c * docs.count / chunks)..<((c + 1) * docs.count / chunks) {
-                        let e = entry(docs[i], compact: compact)
-                        for k in e.keys { local[k, default: []].append(i) }
-                        out[i] = e.json
-                    }
-                    parts[c] = local
-                }
+        let parts = Chunks.partials(docs.count, threads: threads) { range -> (keys: [String: [Int]], entries: [JSON]) in
+            var local: [String: [Int]] = [:], entries: [JSON] = []
+            entries.reserveCapacity(range.count)
+            for i in range {
+                let e = entry(docs[i], compact: compact)
+                for k in e.keys { local[k, default: []].append(i) }
+                entries.append(e.json)
             }
+            return (local, entries)
         }
-        var keywordIds = partial[0]
-        for part in partial.dropFirst() {
-            for (k, ids) in part { keywordIds[k, default: []].append(contentsOf: ids) }
-        }
+        let keywordIds = Chunks.merge(parts.map(\.keys))
+        let productJSON = parts.flatMap(\.entries)
         return finish(docs, keywordIds, productJSON, version: version, generatedAt: generatedAt, idMaps: !compact, threads: threads)
     }
 
@@ -102,13 +94,7 @@ public enum SeedIndex {
                        generatedAt: String, idMaps: Bool, threads: Int = 1) -> JSON {
         func idMap(_ m: [String: [Int]]) -> JSON {
             let keys = m.keys.sorted()
-            var values = [JSON](repeating: .null, count: keys.count)
-            let chunks = max(1, min(keys.count, threads * 8))
-            values.withUnsafeMutableBufferPointer { out in
-                DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                    for i in (c * keys.count / chunks)..<((c + 1) * keys.count / chunks) { out[i] = .strings(m[keys[i]]!.map { docs[$0].id }) }
-                }
-            }
+            let values = Chunks.map(keys.count, threads: threads) { i in JSON.strings(m[keys[i]]!.map { docs[$0].id }) }
             return .object(JSONObject(zip(keys, values).map { ($0, $1) }))
         }
         var categories: [String: [Int]] = [:], brands: [String: [Int]] = [:]

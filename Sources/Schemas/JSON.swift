@@ -232,7 +232,7 @@ extension JSONNumber: Equatable, Comparable {
         case (.int(let x), .int(let y)): return x < y
         case (.text, _), (_, .text):
             // Rounding to the nearest double never reverses an order, so two different doubles order their exact
-            // values the same way; only a tie needs the exact (and much slower) decimal comparison.
+            // values the same way; only a tie (or a value beyond Double) needs the exact, slower order of the digits.
             let x = a.double, y = b.double
             if x.isFinite, y.isFinite, x != y { return x < y }
             return exactOrder(a, b) < 0

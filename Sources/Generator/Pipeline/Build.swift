@@ -178,7 +178,8 @@ public enum Build {
         var invalid = [BuildError?](repeating: nil, count: files.count)
         var errors = [String?](repeating: nil, count: files.count)
         // Largest files first: a search index takes seconds on its own and must not start last.
-        let order = files.indices.sorted { (weight(files[$0]), $1) > (weight(files[$1]), $0) }
+        let weights = files.map(weight)
+        let order = files.indices.sorted { (weights[$0], $1) > (weights[$1], $0) }
         files.withUnsafeMutableBufferPointer { inputs in
         out.withUnsafeMutableBufferPointer { res in
         invalid.withUnsafeMutableBufferPointer { bad in
@@ -188,16 +189,10 @@ public enum Build {
                     defer { inputs[i] = f.withoutContent() }
                     do {
                         let bytes: [UInt8]
-                        switch f.content {
-                        case .json(let j):
+                        if let j = try f.content.json() {
                             if let k = f.kind, let e = checker.check(j, path: f.path, kind: k) { bad[i] = e; return }
                             bytes = try JSONWriter().bytes(j)
-                        case .deferred(_, let render):
-                            let j = try render()
-                            if let k = f.kind, let e = checker.check(j, path: f.path, kind: k) { bad[i] = e; return }
-                            bytes = try JSONWriter().bytes(j)
-                        case .bytes(let b): bytes = b
-                        }
+                        } else if case .bytes(let b) = f.content { bytes = b } else { bytes = [] }  // (json() is nil only for bytes)
                         res[i] = Rendered(path: f.path, bytes: bytes, sha256: sha256Hex(bytes),
                                           schema: f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath })
                     } catch {
@@ -218,19 +213,19 @@ public enum Build {
 
     /// A cheap estimate of a file's work: the number of values in its first two levels.
     static func weight(_ f: OutputFile) -> Int {
+        func size(_ v: JSON) -> Int {
+            switch v {
+            case .array(let a): return a.count
+            case .object(let o): return o.count
+            default: return 0
+            }
+        }
         switch f.content {
         case .bytes(let b): return b.count / 64
         case .deferred(let weight, _): return weight
-        case .json(let j):
-            func children(_ v: JSON) -> [JSON] {
-                switch v {
-                case .array(let a): return a
-                case .object(let o): return o.members.map(\.value)
-                default: return []
-                }
-            }
-            let top = children(j)
-            return top.reduce(top.count) { $0 + children($1).count }
+        case .json(.array(let a)): return a.reduce(a.count) { $0 + size($1) }
+        case .json(.object(let o)): return o.members.reduce(o.count) { $0 + size($1.value) }
+        case .json: return 1
         }
     }
 

@@ -30,6 +30,15 @@ public struct OutputFile: Sendable {
         /// pages, a 90 MB search index) never sit in memory all together as JSON values. `weight` estimates the
         /// work (roughly the number of values), so the heaviest files start first.
         case deferred(weight: Int, render: @Sendable () throws -> JSON)
+
+        /// The JSON value (rendering deferred content now); nil for raw bytes.
+        func json() throws -> JSON? {
+            switch self {
+            case .json(let j): return j
+            case .deferred(_, let render): return try render()
+            case .bytes: return nil
+            }
+        }
     }
     public let path: String
     public let content: Content
@@ -55,8 +64,8 @@ public struct OutputFile: Sendable {
 
     /// The same file with deferred content rendered now (to time a unit on its own).
     func materialised() throws -> OutputFile {
-        guard case .deferred(_, let render) = content else { return self }
-        return OutputFile(path: path, content: .json(try render()), kind: kind, stampsBuildTime: stampsBuildTime)
+        guard case .deferred = content, let json = try content.json() else { return self }
+        return OutputFile(path: path, content: .json(json), kind: kind, stampsBuildTime: stampsBuildTime)
     }
 
     /// The same file without its content (once serialised, only its path, kind and flags are needed).

@@ -13,7 +13,6 @@ final class CatalogContext: @unchecked Sendable {
         self.model = model; self.site = site; self.generatedAt = generatedAt; self.threads = threads
     }
 
-    /// Each product's list entry, built once and shared by every page that lists it.
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
     /// by side compress better and share result-store shards). Keys are computed once, then sorted.
     lazy var searchOrder: [Int] = {
@@ -21,6 +20,7 @@ final class CatalogContext: @unchecked Sendable {
         return keys.indices.sorted { keys[$0] < keys[$1] }
     }()
 
+    /// Each product's list entry, built once and shared by every page that lists it.
     lazy var listEntries: [JSON] = (try? parallelMap(model.products.indices.map { $0 }) { CategoryPageOutput.productJSON(self.model.products[$0], self) }) ?? []
 
     /// Maps in parallel chunks; the result order is the input order, whatever the thread count.

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Parallel work over `0..<count` in contiguous chunks. Chunk boundaries depend on the thread count, so results are
+/// kept by index or merged in chunk order; either way the output never depends on it.
+enum Chunks {
+    static func count(_ n: Int, threads: Int) -> Int { max(1, min(n, max(1, threads) * 8)) }
+
+    /// `f` of every index, computed in parallel, in index order.
+    static func map<T>(_ n: Int, threads: Int, _ f: (Int) -> T) -> [T] {
+        let chunks = count(n, threads: threads)
+        return [T](unsafeUninitializedCapacity: n) { buffer, initialized in
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                for i in (c * n / chunks)..<((c + 1) * n / chunks) { (buffer.baseAddress! + i).initialize(to: f(i)) }
+            }
+            initialized = n
+        }
+    }
+
+    /// One partial result per chunk (from its range of indices), in chunk order.
+    static func partials<T>(_ n: Int, threads: Int, _ f: (Range<Int>) -> T) -> [T] {
+        let chunks = count(n, threads: threads)
+        return map(chunks, threads: threads) { c in f((c * n / chunks)..<((c + 1) * n / chunks)) }
+    }
+
+    /// Per-chunk key → list maps joined in chunk order, so every list keeps the order of the chunks' ranges.
+    static func merge<K: Hashable, V>(_ parts: [[K: [V]]]) -> [K: [V]] {
+        guard var merged = parts.first else { return [:] }
+        for part in parts.dropFirst() {
+            for (k, list) in part { merged[k, default: []].append(contentsOf: list) }
+        }
+        return merged
+    }
+}
