@@ -108,16 +108,21 @@ public enum Build {
         files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site)))
         files.append(try openAPI(files: files, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site, hasPrevious: previous != nil && release.keep > 0))
 
-        // Every file against its kind's schema, then to bytes, before anything is written. One parallel pass: each
-        // file's JSON is checked and serialised while it is hot in cache, then released.
+        // Every file against its kind's schema, then to bytes and into a staging folder beside the output, in one
+        // parallel pass: each file's JSON is checked, serialised and written while it is hot in cache, then released.
+        // The output folder itself changes only at the end, when the complete tree is swapped in.
         let checker = try OutputValidation(kinds: Array(kinds.values) + [SchemaPublisher.metaKind], baseURL: site.baseURL)
         stage("compile schemas")
-        let rendered = try serialise(&files, checker: checker, threads: options.threads)
-        stage("validate and serialise")
-        summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.bytes.count) })
+        let current = options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true
+            ? previous : PreviousRelease.load(from: options.output)
+        let staged = try StagedTree(output: options.output, previous: Dictionary(
+            (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }))
+        defer { staged.discard() }  // after a failure; nothing once committed
+        let rendered = try serialise(&files, checker: checker, threads: options.threads, into: staged)
+        stage("validate, serialise and stage")
+        summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.size) })
 
-        // Manifest: compare with the previous release; identical content creates no version.
-        stage("check")
+        // Manifest: compare with the previous release; identical content creates no version and writes nothing.
         let digest = contentDigest(zip(files, rendered).filter { !$0.0.stampsBuildTime }.map { ($0.1.path, $0.1.sha256) })
         if let previous, previous.contentDigest == digest, options.previous == nil || options.previous == options.output {
             summary.changed = false
@@ -128,27 +133,30 @@ public enum Build {
         }
         let version = (previous?.version ?? 0) + 1
         let currentVersion = release.versionString(day: ISODate.day(epochSeconds: options.epochSeconds), version: version, previous: previous)
-        var tree = rendered.map { (path: $0.path, bytes: $0.bytes, sha256: $0.sha256, schema: $0.schema) }
-        tree += try ReleaseFiles.make(version: version, currentVersion: currentVersion, generatedAt: context.generatedAt,
-                                      contentDigest: digest, inputDigest: inputDigest, current: tree, previous: previous, settings: release, site: site)
+        var tree = rendered.map { ReleaseFiles.TreeFile(path: $0.path, size: $0.size, sha256: $0.sha256, schema: $0.schema) }
+        let releaseFiles = try ReleaseFiles.make(version: version, currentVersion: currentVersion, generatedAt: context.generatedAt,
+                                                 contentDigest: digest, inputDigest: inputDigest, current: tree, previous: previous,
+                                                 settings: release, site: site, bytes: { staged.bytes(of: $0) })
+        for f in releaseFiles {
+            try staged.put(f.path, bytes: f.bytes, sha256: f.sha256)
+            tree.append(.init(path: f.path, size: f.bytes.count, sha256: f.sha256, schema: f.schema))
+        }
         stage("manifest")
 
         var byKind: [String: (Int, Int)] = [:]
         for (f, r) in zip(files, rendered) {
             let k = f.kind?.name ?? "other"
             byKind[k, default: (0, 0)].0 += 1
-            byKind[k, default: (0, 0)].1 += r.bytes.count
+            byKind[k, default: (0, 0)].1 += r.size
         }
         summary.bytesByKind = byKind.sorted { $0.key < $1.key }.map { ($0.key, $0.value.0, $0.value.1) }
 
-        progress("writing \(tree.count) files")
-        let writer = TreeWriter(output: options.output, threads: options.threads)
-        let prevHashes = Dictionary((PreviousRelease.load(from: options.output)?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
-        let stats = try writer.write(tree.map { ($0.path, $0.bytes) }, hashes: tree.map(\.sha256), previous: prevHashes)
-        stage("write")
+        progress("moving \(tree.count) files into place")
+        let stats = try staged.commit()
+        stage("commit")
         summary.written = stats.written; summary.linked = stats.linked; summary.removed = stats.removed
         summary.fileCount = tree.count
-        summary.totalBytes = tree.reduce(0) { $0 + $1.bytes.count }
+        summary.totalBytes = tree.reduce(0) { $0 + $1.size }
         summary.version = version
         summary.currentVersion = currentVersion
         return summary
@@ -168,12 +176,15 @@ public enum Build {
         return OutputFile(path: OpenAPIDocument.path, json: doc, kind: OpenAPIDocument.kind, stampsBuildTime: true)
     }
 
-    struct Rendered { let path: String; let bytes: [UInt8]; let sha256: String; let schema: String? }
+    struct Rendered { let path: String; let size: Int; let sha256: String; let schema: String? }
 
-    /// Validates and serialises every file in parallel; results land in input order, so output is independent of
-    /// threads. Each file's JSON value is released as soon as its bytes exist (only its path, kind and flags stay),
-    /// so the tree is never held twice in memory. Schema violations are reported first (up to 20, in file order).
-    static func serialise(_ files: inout [OutputFile], checker: OutputValidation, threads: Int) throws -> [Rendered] {
+    /// Validates, serialises and stages every file in parallel; results land in input order, so output is independent
+    /// of threads. Each file's JSON value and bytes are released as soon as the file is staged (only its path, kind
+    /// and flags stay), so the tree is never held in memory. Schema violations are reported first (up to 20, in file
+    /// order); a violation stops nothing else, but the staged tree is discarded.
+    static func serialise(_ files: inout [OutputFile], checker: OutputValidation, threads: Int, into staged: StagedTree) throws -> [Rendered] {
+        var seen = Set<String>()
+        for f in files where !seen.insert(f.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(f.path)") }
         var out = [Rendered?](repeating: nil, count: files.count)
         var invalid = [BuildError?](repeating: nil, count: files.count)
         var errors = [String?](repeating: nil, count: files.count)
@@ -193,7 +204,9 @@ public enum Build {
                             if let k = f.kind, let e = checker.check(j, path: f.path, kind: k) { bad[i] = e; return }
                             bytes = try JSONWriter().bytes(j)
                         } else if case .bytes(let b) = f.content { bytes = b } else { bytes = [] }  // (json() is nil only for bytes)
-                        res[i] = Rendered(path: f.path, bytes: bytes, sha256: sha256Hex(bytes),
+                        let sha = sha256Hex(bytes)
+                        try staged.put(f.path, bytes: bytes, sha256: sha)
+                        res[i] = Rendered(path: f.path, size: bytes.count, sha256: sha,
                                           schema: f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath })
                     } catch {
                         errs[i] = "\(f.path): \(error)"
@@ -206,8 +219,6 @@ public enum Build {
         let violations = Array(invalid.compactMap { $0 }.prefix(20))
         if !violations.isEmpty { throw BuildErrors(violations) }
         if let e = errors.compactMap({ $0 }).first { throw BuildError(file: "(output)", e) }
-        var seen = Set<String>()
-        for r in out where !seen.insert(r!.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(r!.path)") }
         return out.map { $0! }
     }
 

@@ -4,12 +4,16 @@ import Schemas
 /// Builds the release files of a new version: carried-over indexes of the last K releases,
 /// a delta from each of them, the new file index and the update manifest.
 enum ReleaseFiles {
-    typealias TreeFile = (path: String, bytes: [UInt8], sha256: String, schema: String?)
+    /// A file of the new tree as the release files describe it (its bytes are already staged).
+    struct TreeFile { var path: String; var size: Int; var sha256: String; var schema: String? }
+    typealias NewFile = (path: String, bytes: [UInt8], sha256: String, schema: String?)
 
+    /// `bytes` reads a file of the new tree (only changed files are read, to diff them against the previous release).
     static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
-                     current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig) throws -> [TreeFile] {
+                     current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig,
+                     bytes newBytes: (String) -> [UInt8]?) throws -> [NewFile] {
         let writer = JSONWriter()
-        var out: [TreeFile] = []
+        var out: [NewFile] = []
         func add(_ path: String, _ json: JSON, _ kind: OutputKind) throws {
             let bytes = try writer.bytes(json)
             out.append((path, bytes, Build.sha256Hex(bytes), kind.schemaPath))
@@ -44,23 +48,23 @@ enum ReleaseFiles {
             for f in current.sorted(by: { $0.path < $1.path }) where !f.path.hasPrefix("releases/") {
                 if let o = oldMap[f.path] {
                     if o.sha256 != f.sha256 {
-                        var entry = JSONObject([("path", .string(f.path)), ("sha256", .string(f.sha256)), ("size", .int(f.bytes.count)),
+                        var entry = JSONObject([("path", .string(f.path)), ("sha256", .string(f.sha256)), ("size", .int(f.size)),
                                                 ("oldSha256", .string(o.sha256)), ("oldSize", .int(o.size))])
-                        var cost = f.bytes.count
+                        var cost = f.size
                         // A JSON Patch for the previous release's files, when it is smaller than the new file.
                         if old.version == version - 1, let prev = previous, f.path.hasSuffix(".json"),
                            let oldData = try? Data(contentsOf: prev.root.appendingPathComponent(f.path)),
-                           let a = try? JSONReader.parse(oldData), let b = try? JSONReader.parse(Data(f.bytes)) {
+                           let a = try? JSONReader.parse(oldData), let new = newBytes(f.path), let b = try? JSONReader.parse(Data(new)) {
                             let patch = JSONPatch.diff(a, b)
                             let patchBytes = try writer.bytes(patch).count
-                            if patchBytes < f.bytes.count { entry.append("patch", patch); cost = patchBytes }
+                            if patchBytes < f.size { entry.append("patch", patch); cost = patchBytes }
                         }
                         download += cost
                         changed.append(.object(entry))
                     }
                 } else {
-                    added.append(.obj(["path": .string(f.path), "sha256": .string(f.sha256), "size": .int(f.bytes.count)]))
-                    download += f.bytes.count
+                    added.append(.obj(["path": .string(f.path), "sha256": .string(f.sha256), "size": .int(f.size)]))
+                    download += f.size
                 }
             }
             for (p, o) in oldMap.sorted(by: { $0.key < $1.key }) where newEntries[p] == nil {
@@ -74,11 +78,12 @@ enum ReleaseFiles {
 
         // The file index lists every file of the tree but itself and the manifest.
         let indexPath = "releases/\(version)/files.json"
-        let listed = (current + out).sorted { $0.path < $1.path }
+        let listed = (current + out.map { TreeFile(path: $0.path, size: $0.bytes.count, sha256: $0.sha256, schema: $0.schema) })
+            .sorted { $0.path < $1.path }
         let index: JSON = .obj([
             "version": .int(version), "currentVersion": .string(currentVersion), "generatedAt": .string(generatedAt),
             "contentDigest": .string(contentDigest), "inputDigest": .string(inputDigest),
-            "files": .array(listed.map { .obj(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.bytes.count),
+            "files": .array(listed.map { .obj(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size),
                                                "schema": .optional($0.schema)]) }),
         ])
         try add(indexPath, index, ManifestKinds.fileIndex)

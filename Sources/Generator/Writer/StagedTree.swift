@@ -1,0 +1,144 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Linux renameat2(2): with RENAME_EXCHANGE two paths swap atomically.
+@_silgen_name("renameat2")
+private func c_renameat2(_ olddirfd: Int32, _ oldpath: UnsafePointer<CChar>, _ newdirfd: Int32,
+                         _ newpath: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
+
+/// Builds a complete tree beside the output folder and swaps it in only when every file is on disk, so a failure or
+/// a kill at any moment leaves the previous tree usable.
+///
+/// Files are put one at a time, from any thread, as soon as their bytes exist (the build writes each file right
+/// after serialising it, while its bytes are hot in cache, and never holds the whole tree in memory). A file whose
+/// bytes did not change is hard-linked from the current tree instead of rewritten; files no longer produced are
+/// simply not carried over. `commit()` swaps the staged tree in; `discard()` (or a failure) removes it.
+public final class StagedTree: @unchecked Sendable {
+    public struct Stats: Sendable { public var written = 0, linked = 0, removed = 0 }
+
+    public let output: URL
+    /// Where files are staged until `commit()`.
+    public let staging: URL
+    private let stagingPath: String, outputPath: String
+    private let outputExists: Bool
+    /// Relative path → sha256 of the current tree's files (from its file index).
+    private let previous: [String: String]
+    private let lock = NSLock()
+    private var written = 0, linked = 0
+    private var paths = Set<String>()
+    private var done = false
+
+    /// Starts a staging folder beside `output`. `previous`: the current tree's files and hashes, to link unchanged ones.
+    public init(output: URL, previous: [String: String]) throws {
+        self.output = output.standardizedFileURL
+        let fm = FileManager.default
+        let parent = self.output.deletingLastPathComponent()
+        try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+        let prefix = ".\(self.output.lastPathComponent).staging-"
+        Self.removeAbandoned(in: parent, prefix: prefix)
+        staging = parent.appendingPathComponent(prefix + "\(getpid())")
+        try? fm.removeItem(at: staging)
+        try fm.createDirectory(at: staging, withIntermediateDirectories: false)
+        stagingPath = staging.path; outputPath = self.output.path
+        outputExists = fm.fileExists(atPath: outputPath)
+        self.previous = outputExists ? previous : [:]
+    }
+
+    deinit { if !done { try? FileManager.default.removeItem(at: staging) } }
+
+    /// Stages one file (thread-safe; each path once). Unchanged bytes (same sha256 as the current tree's file) are
+    /// hard-linked from the current tree.
+    public func put(_ path: String, bytes: [UInt8], sha256: String) throws {
+        let dest = stagingPath + "/" + path
+        var isLinked = false
+        if previous[path] == sha256 {
+            isLinked = link(outputPath + "/" + path, dest) == 0
+            if !isLinked && errno == ENOENT, ensureParent(of: path) { isLinked = link(outputPath + "/" + path, dest) == 0 }
+        }
+        if !isLinked {
+            var fd = open(dest, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            if fd < 0 && errno == ENOENT && ensureParent(of: path) { fd = open(dest, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+            if fd < 0 { throw BuildError(file: output.path, "\(path): cannot create (\(String(cString: strerror(errno))))") }
+            let ok = bytes.withUnsafeBytes { raw -> Bool in
+                var off = 0
+                while off < raw.count {
+                    let n = Glibc.write(fd, raw.baseAddress! + off, raw.count - off)
+                    if n <= 0 { return false }
+                    off += n
+                }
+                return true
+            }
+            let err = errno
+            close(fd)
+            if !ok { throw BuildError(file: output.path, "\(path): write failed (\(String(cString: strerror(err))))") }
+        }
+        lock.lock()
+        if isLinked { linked += 1 } else { written += 1 }
+        paths.insert(path)
+        lock.unlock()
+    }
+
+    /// The bytes of a staged file (the release stage compares changed files with the previous release).
+    public func bytes(of path: String) -> [UInt8]? {
+        (try? Data(contentsOf: URL(fileURLWithPath: stagingPath + "/" + path))).map { [UInt8]($0) }
+    }
+
+    /// Creates the folders above a staged path (mkdir -p; another thread may create them at the same time).
+    private func ensureParent(of path: String) -> Bool {
+        guard let slash = path.lastIndex(of: "/") else { return true }
+        let dir = String(path[..<slash])
+        if mkdir(stagingPath + "/" + dir, 0o755) == 0 || errno == EEXIST { return true }
+        guard errno == ENOENT, ensureParent(of: dir) else { return false }
+        return mkdir(stagingPath + "/" + dir, 0o755) == 0 || errno == EEXIST
+    }
+
+    /// Swaps the staged tree in: atomically where the kernel supports it, else by two renames (the previous tree stays
+    /// complete under a side name in between).
+    public func commit() throws -> Stats {
+        precondition(!done, "staged tree committed twice")
+        let stats = Stats(written: written, linked: linked, removed: previous.keys.filter { !paths.contains($0) }.count)
+        let fm = FileManager.default
+        done = true
+        do {
+            if !outputExists {
+                guard rename(stagingPath, outputPath) == 0 else {
+                    throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(errno))))")
+                }
+            } else if c_renameat2(AT_FDCWD, stagingPath, AT_FDCWD, outputPath, 2 /* RENAME_EXCHANGE */) == 0 {
+                try? fm.removeItem(at: staging)  // now holds the previous tree
+            } else {
+                let old = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).old-\(getpid())")
+                guard rename(outputPath, old.path) == 0 else {
+                    throw BuildError(file: outputPath, "cannot move the previous tree aside (\(String(cString: strerror(errno))))")
+                }
+                guard rename(stagingPath, outputPath) == 0 else {
+                    _ = rename(old.path, outputPath)
+                    throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(errno))))")
+                }
+                try? fm.removeItem(at: old)
+            }
+        } catch {
+            try? fm.removeItem(at: staging)
+            throw error
+        }
+        return stats
+    }
+
+    /// Drops the staged tree; the output folder is left as it was.
+    public func discard() {
+        guard !done else { return }
+        done = true
+        try? FileManager.default.removeItem(at: staging)
+    }
+
+    /// Staging folders of builds that were killed (their process is gone) are removed, so they do not pile up.
+    private static func removeAbandoned(in parent: URL, prefix: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: parent.appendingPathComponent(name)) }
+        }
+    }
+}
