@@ -66,6 +66,28 @@ final class JSONSchemaSuiteTests: XCTestCase {
         XCTAssertEqual(failed, 0)
     }
 
+    /// The fast path (`FastNode`) on every required case whose schema it takes: a "valid" from it is never wrong,
+    /// and it settles nearly every valid instance itself (else it would only add work).
+    func testFastPathNeverAcceptsAnInvalidInstance() throws {
+        var groups = 0, validSettled = 0, validTotal = 0
+        for f in Self.requiredFiles {
+            let groupsJSON = try JSONReader.parse(Data(contentsOf: Self.tests.appendingPathComponent(f))).arrayValue ?? []
+            for g in groupsJSON {
+                guard let v = try? JSONSchemaValidator(schema: g["schema"]!, registry: Self.registry), let fast = v.fast else { continue }
+                groups += 1
+                for t in g["tests"]?.arrayValue ?? [] {
+                    let expected = t["valid"]?.boolValue ?? false
+                    let verdict = fast.check(t["data"]!)
+                    if verdict && !expected { XCTFail("\(f) / \(g["description"]?.stringValue ?? "?") / \(t["description"]?.stringValue ?? "?"): fast path accepted an invalid instance") }
+                    if expected { validTotal += 1; if verdict { validSettled += 1 } }
+                }
+            }
+        }
+        print("fast path: \(groups) suite schemas, \(validSettled) of \(validTotal) valid instances settled")
+        XCTAssertGreaterThan(groups, 150)
+        XCTAssertGreaterThan(Double(validSettled), 0.95 * Double(validTotal))
+    }
+
     /// Optional tests and format assertions: counts printed (and recorded in README), not required.
     func testOptionalSuiteCounts() throws {
         let optional = Self.tests.appendingPathComponent("optional")

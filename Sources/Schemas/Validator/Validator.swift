@@ -42,6 +42,10 @@ public final class JSONSchemaValidator: @unchecked Sendable {
     let root: SchemaNode
     let options: Options
     let compiler: SchemaCompiler
+    /// The one-walk checker, when the schema uses only the common keywords (see `FastNode`).
+    let fast: FastNode?
+    /// Whether valid instances are settled without the general evaluator.
+    public var hasFastPath: Bool { fast != nil }
 
     public static let defaultBaseURI = "https://validator.invalid/schema.json"
 
@@ -51,10 +55,12 @@ public final class JSONSchemaValidator: @unchecked Sendable {
         let base = URIReference(baseURI ?? Self.defaultBaseURI).withoutFragment.string
         root = try compiler.compileDocument(schema, uri: base)
         try compiler.resolveAll()
+        fast = FastNode.compile(root, formatAssertion: options.formatAssertion)
     }
 
     /// Every error (empty when the instance is valid).
     public func validate(_ instance: JSON) -> [ValidationError] {
+        if let f = fast, f.check(instance) { return [] }
         let e = Evaluator(options: options, compiler: compiler, collectErrors: true)
         _ = e.eval(root, instance, collect: false)
         return e.errors
@@ -62,6 +68,7 @@ public final class JSONSchemaValidator: @unchecked Sendable {
 
     /// Faster when only the verdict matters: stops at the first failure.
     public func isValid(_ instance: JSON) -> Bool {
+        if let f = fast, f.check(instance) { return true }
         let e = Evaluator(options: options, compiler: compiler, collectErrors: false)
         return e.eval(root, instance, collect: false).valid
     }

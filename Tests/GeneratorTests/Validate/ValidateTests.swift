@@ -34,6 +34,20 @@ final class ValidateTests: XCTestCase {
         XCTAssertTrue(python.1.hasSuffix("0 failed\n"), python.1)
     }
 
+    /// Every published output schema is checked by the validator's one-walk fast path (only the meta-schema, with its
+    /// `$dynamicRef`, needs the general evaluator), so validating 100,000 pages stays cheap.
+    func testEveryOutputSchemaHasTheFastPath() throws {
+        let dist = try freshTree()
+        let folder = dist.appendingPathComponent("schemas")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".schema.json") }.sorted()
+        XCTAssertGreaterThan(names.count, 15)
+        for name in names {
+            let doc = try JSONReader.parse(Data(contentsOf: folder.appendingPathComponent(name)))
+            let v = try JSONSchemaValidator(schema: doc, baseURI: doc["$id"]?.stringValue)
+            XCTAssertTrue(v.hasFastPath, "\(name) uses a keyword outside the fast path")
+        }
+    }
+
     /// A value that breaks the schema, with hashes and sizes updated so only the schema can tell.
     func testCorruptedValue() throws {
         let dist = try freshTree()
