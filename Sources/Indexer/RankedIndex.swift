@@ -52,8 +52,12 @@ public struct RankedIndexBuilder: Sendable {
             for i in range {
                 var tf: [String: Double] = [:]
                 var len = 0.0
+                var seen: [(text: String, terms: [String])] = []
                 for f in docs[i].fields {
-                    for t in Analyzer.terms(f.text) { tf[t, default: 0] += f.weight; len += f.weight }
+                    // A field that repeats another (a description that is the name) is analysed once.
+                    let terms = seen.first { $0.text == f.text }?.terms ?? Analyzer.terms(f.text)
+                    seen.append((f.text, terms))
+                    for t in terms { tf[t, default: 0] += f.weight; len += f.weight }
                 }
                 // tf kept to a millionth, so scores never depend on the order weights were summed in.
                 for (t, f) in tf { local[t, default: []].append((i, Double(Int(f * 1_000_000)) / 1_000_000)) }

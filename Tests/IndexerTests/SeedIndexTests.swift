@@ -51,6 +51,6 @@ final class SeedIndexTests: XCTestCase {
 
     func testDistinguishingWords() {
         for w in ["drill", "20v", "m18", "dcd771c2", "3m", "x"] { XCTAssertTrue(SeedIndex.isDistinguishing(w), w) }
-        for w in ["in", "gal", "12", "1/2", "1,000", "2-pack", "1.3ah", "1/2-in"] { XCTAssertFalse(SeedIndex.isDistinguishing(w), w) }
+        for w in ["in", "gal", "12", "1/2", "1,000", "2-pack", "1.3ah", "1/2-in", "12in", "5ah", "6000psi", "25pk"] { XCTAssertFalse(SeedIndex.isDistinguishing(w), w) }
     }
 }

@@ -33,7 +33,8 @@ struct SearchIndexOutput: CatalogOutput {
         c.searchOrder.map { c.model.products[$0] }.map { p in
             SearchDocument(id: p.segment, name: p.name, brand: c.brandName(p), category: c.categoryName(p),
                            description: p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "",
-                           brandIsSearchable: p.brand != nil, categoryIsSearchable: p.categoryId != c.model.uncategorizedId)
+                           brandIsSearchable: p.brand.map { !SeedIndex.isStandInName($0) } ?? false,
+                           categoryIsSearchable: p.categoryId != c.model.uncategorizedId && !SeedIndex.isStandInName(c.categoryName(p)))
         }
     }
 
@@ -48,7 +49,10 @@ struct SearchIndexOutput: CatalogOutput {
                 SeedIndex.build(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads)
             },
             OutputFile(path: "search-index-compact.json", kind: Self.compact, stampsBuildTime: true, weight: weight / 2) {
-                SeedIndex.build(docs, version: version, generatedAt: generatedAt, compact: true, threads: threads)
+                // Category-first order suits the compact index, whose entries carry no keyword lists or image URLs:
+                // names within a category share more words than names within a brand (real corpus: −2 % gzip).
+                let order = docs.indices.sorted { (docs[$0].category, docs[$0].brand, docs[$0].name, docs[$0].id) < (docs[$1].category, docs[$1].brand, docs[$1].name, docs[$1].id) }
+                return SeedIndex.build(order.map { docs[$0] }, version: version, generatedAt: generatedAt, compact: true, threads: threads)
             },
         ]
     }
