@@ -19,100 +19,132 @@ struct CatalogCheck {
 
     // MARK: Products
 
-    mutating func products(_ records: [RawRecord]) -> [Product] {
+    /// One record checked on its own: its id (or the id's error), then the product or its first field error.
+    private struct Checked { var id: String?; var segment: String?; var idError: BuildError?; var product: Product?; var fieldError: BuildError? }
+
+    /// Records are checked in parallel; ids (duplicates, case-insensitive file collisions) are then claimed in record
+    /// order, so the errors and the products are the same whatever the thread count.
+    mutating func products(_ records: [RawRecord], threads: Int = 1) -> [Product] {
         let f = settings.fields
         var out: [Product] = []
         out.reserveCapacity(records.count)
-        var seenIds: [String: Int] = [:]
-        var collisions = CollisionDetector()
         // Input names the mapping consumes (top-level names of dotted paths too), so the rest become specifications.
         let known = Set(f.values).union(f.values.map { String($0.split(separator: ".").first ?? "") })
         let paths = Dictionary(uniqueKeysWithValues: f.map { ($0.key, $0.value.split(separator: ".").map(String.init)) })
-        for r in records {
-            func err(_ field: String, _ msg: String) { errors.append(BuildError(file: productsFile, line: r.line, field: field, msg)) }
-            func str(_ logical: String) -> String? {
-                switch r.value(paths[logical]!) {
-                case .string(let s)?: return s.trimmedFast
-                case .number(let n)?: return n.description
-                case .bool(let b)?: return b ? "true" : "false"
-                default: return nil
+        var checked = [Checked?](repeating: nil, count: records.count)
+        let chunks = Array(0..<min(records.count, max(1, threads) * 16))
+        checked.withUnsafeMutableBufferPointer { res in
+            Parallel.forEach(chunks, threads: threads) { c in
+                for i in (c * records.count / chunks.count)..<((c + 1) * records.count / chunks.count) {
+                    res[i] = check(records[i], known: known, paths: paths)
                 }
             }
-            if case .json(let j) = r.source, j.objectValue == nil {
-                err(f["id"]!, "expected a JSON object per record, found \(j.typeName)"); continue
+        }
+        var seenIds: [String: Int] = [:]
+        var collisions = CollisionDetector()
+        for (r, c) in zip(records, checked) {
+            let c = c!
+            if let e = c.idError { errors.append(e); continue }
+            let id = c.id!, segment = c.segment!
+            if let first = seenIds[id] {
+                errors.append(BuildError(file: productsFile, line: r.line, field: f["id"]!, "duplicate product id \"\(id)\" (first seen on line \(first))")); continue
             }
-            guard let id = str("id"), !id.isEmpty else { err(f["id"]!, "is missing (every product needs an id)"); continue }
-            let segment: String
-            do { segment = try SafePath.segment(id) } catch { err(f["id"]!, "product id \"\(id)\" \(error)"); continue }
-            if let first = seenIds[id] { err(f["id"]!, "duplicate product id \"\(id)\" (first seen on line \(first))"); continue }
             seenIds[id] = r.line
             if let other = collisions.claim(path: segment, id: id) {
-                err(f["id"]!, "product id \"\(id)\" maps to the same file as \"\(other)\" on a case-insensitive file system"); continue
+                errors.append(BuildError(file: productsFile, line: r.line, field: f["id"]!, "product id \"\(id)\" maps to the same file as \"\(other)\" on a case-insensitive file system")); continue
             }
-            guard let name = str("name"), !name.isEmpty else { err(f["name"]!, "is missing (product \(id))"); continue }
-            var price: JSONNumber? = nil
-            switch r.value(paths["price"]!) {
-            case .number(let n)?:
-                if n.double < 0 || !n.double.isFinite { err(f["price"]!, "must be a non-negative number, found \(n)"); continue }
-                price = n
-            case .string(let s)?:
-                let t = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "$", with: "").replacingOccurrences(of: ",", with: "")
-                if t.isEmpty { break }
-                guard t.range(of: #"^\d+(\.\d+)?$"#, options: .regularExpression) != nil, let d = Decimal(string: t, locale: Locale(identifier: "en_US_POSIX")) else {
-                    err(f["price"]!, "is not a price: \"\(s)\" (expected a number such as 19.99)"); continue
-                }
-                price = JSONNumber(d)
-            case nil, .null?: break
-            case let v?: err(f["price"]!, "expected a number, found \(v.typeName)"); continue
-            }
-            var inStock = true
-            switch r.value(paths["inStock"]!) {
-            case .bool(let b)?: inStock = b
-            case .string(let s)?:
-                switch s.lowercased() {
-                case "true", "yes", "1", "y": inStock = true
-                case "false", "no", "0", "n": inStock = false
-                default: err(f["inStock"]!, "expected true or false, found \"\(s)\""); continue
-                }
-            case nil, .null?: break
-            case let v?: err(f["inStock"]!, "expected true or false, found \(v.typeName)"); continue
-            }
-            var ratingAverage: Double? = nil
-            if let v = r.value(paths["ratingAverage"]!), !v.isNull {
-                guard let d = v.doubleValue ?? v.stringValue.flatMap(Double.init), d >= 0, d <= 5 else {
-                    err(f["ratingAverage"]!, "expected a rating between 0 and 5, found \(v.compactText)"); continue
-                }
-                ratingAverage = d
-            }
-            var ratingCount = 0
-            if let v = r.value(paths["ratingCount"]!), !v.isNull {
-                guard let n = v.intValue ?? v.stringValue.flatMap({ Int($0) }), n >= 0 else {
-                    err(f["ratingCount"]!, "expected a whole number of reviews, found \(v.compactText)"); continue
-                }
-                ratingCount = n
-            }
-            var extra: [(String, String)] = []
-            if case .json(let j) = r.source, let o = j.objectValue {
-                for m in o.members where !known.contains(m.key) {
-                    switch m.value {
-                    case .string(let s): extra.append((m.key, s))
-                    case .number(let n): extra.append((m.key, n.description))
-                    case .bool(let b): extra.append((m.key, b ? "Yes" : "No"))
-                    default: break
-                    }
-                }
-            } else if case .csv(let row) = r.source {
-                for (k, v) in row.sorted(by: { $0.key < $1.key }) where !known.contains(k) && !v.isEmpty { extra.append((k, v)) }
-            }
-            let brand = str("brand").flatMap { $0.isEmpty ? nil : $0 }
-            out.append(Product(id: id, segment: segment, name: name, description: str("description") ?? "",
-                               brand: brand, brandKey: brand.map(CatalogCheck.brandKey),
-                               price: price, currency: str("currency") ?? "USD", inStock: inStock,
-                               imageUrl: str("imageUrl").flatMap { $0.isEmpty ? nil : $0 },
-                               ratingAverage: ratingAverage, ratingCount: ratingCount,
-                               categoryId: str("category") ?? "", extra: extra, file: productsFile, line: r.line))
+            if let e = c.fieldError { errors.append(e); continue }
+            out.append(c.product!)
         }
         return out
+    }
+
+    private func check(_ r: RawRecord, known: Set<String>, paths: [String: [String]]) -> Checked {
+        let f = settings.fields
+        var result = Checked()
+        func fail(_ field: String, _ msg: String) -> Checked {
+            let e = BuildError(file: productsFile, line: r.line, field: field, msg)
+            if result.segment == nil { result.idError = e } else { result.fieldError = e }
+            return result
+        }
+        func str(_ logical: String) -> String? {
+            switch r.value(paths[logical]!) {
+            case .string(let s)?: return s.trimmedFast
+            case .number(let n)?: return n.description
+            case .bool(let b)?: return b ? "true" : "false"
+            default: return nil
+            }
+        }
+        if case .json(let j) = r.source, j.objectValue == nil {
+            return fail(f["id"]!, "expected a JSON object per record, found \(j.typeName)")
+        }
+        guard let id = str("id"), !id.isEmpty else { return fail(f["id"]!, "is missing (every product needs an id)") }
+        let segment: String
+        do { segment = try SafePath.segment(id) } catch { return fail(f["id"]!, "product id \"\(id)\" \(error)") }
+        result.id = id; result.segment = segment
+        guard let name = str("name"), !name.isEmpty else { return fail(f["name"]!, "is missing (product \(id))") }
+        var price: JSONNumber? = nil
+        switch r.value(paths["price"]!) {
+        case .number(let n)?:
+            if n.double < 0 || !n.double.isFinite { return fail(f["price"]!, "must be a non-negative number, found \(n)") }
+            price = n
+        case .string(let s)?:
+            let t = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "$", with: "").replacingOccurrences(of: ",", with: "")
+            if t.isEmpty { break }
+            guard t.range(of: #"^\d+(\.\d+)?$"#, options: .regularExpression) != nil, let d = Decimal(string: t, locale: Locale(identifier: "en_US_POSIX")) else {
+                return fail(f["price"]!, "is not a price: \"\(s)\" (expected a number such as 19.99)")
+            }
+            price = JSONNumber(d)
+        case nil, .null?: break
+        case let v?: return fail(f["price"]!, "expected a number, found \(v.typeName)")
+        }
+        var inStock = true
+        switch r.value(paths["inStock"]!) {
+        case .bool(let b)?: inStock = b
+        case .string(let s)?:
+            switch s.lowercased() {
+            case "true", "yes", "1", "y": inStock = true
+            case "false", "no", "0", "n": inStock = false
+            default: return fail(f["inStock"]!, "expected true or false, found \"\(s)\"")
+            }
+        case nil, .null?: break
+        case let v?: return fail(f["inStock"]!, "expected true or false, found \(v.typeName)")
+        }
+        var ratingAverage: Double? = nil
+        if let v = r.value(paths["ratingAverage"]!), !v.isNull {
+            guard let d = v.doubleValue ?? v.stringValue.flatMap(Double.init), d >= 0, d <= 5 else {
+                return fail(f["ratingAverage"]!, "expected a rating between 0 and 5, found \(v.compactText)")
+            }
+            ratingAverage = d
+        }
+        var ratingCount = 0
+        if let v = r.value(paths["ratingCount"]!), !v.isNull {
+            guard let n = v.intValue ?? v.stringValue.flatMap({ Int($0) }), n >= 0 else {
+                return fail(f["ratingCount"]!, "expected a whole number of reviews, found \(v.compactText)")
+            }
+            ratingCount = n
+        }
+        var extra: [(String, String)] = []
+        if case .json(let j) = r.source, let o = j.objectValue {
+            for m in o.members where !known.contains(m.key) {
+                switch m.value {
+                case .string(let s): extra.append((m.key, s))
+                case .number(let n): extra.append((m.key, n.description))
+                case .bool(let b): extra.append((m.key, b ? "Yes" : "No"))
+                default: break
+                }
+            }
+        } else if case .csv(let row) = r.source {
+            for (k, v) in row.sorted(by: { $0.key < $1.key }) where !known.contains(k) && !v.isEmpty { extra.append((k, v)) }
+        }
+        let brand = str("brand").flatMap { $0.isEmpty ? nil : $0 }
+        result.product = Product(id: id, segment: segment, name: name, description: str("description") ?? "",
+                           brand: brand, brandKey: brand.map(CatalogCheck.brandKey),
+                           price: price, currency: str("currency") ?? "USD", inStock: inStock,
+                           imageUrl: str("imageUrl").flatMap { $0.isEmpty ? nil : $0 },
+                           ratingAverage: ratingAverage, ratingCount: ratingCount,
+                           categoryId: str("category") ?? "", extra: extra, file: productsFile, line: r.line)
+        return result
     }
 
     /// Case- and diacritic-folded brand key: DEWALT, Dewalt and DeWALT are one brand.

@@ -38,6 +38,7 @@ public struct CatalogDomain: Domain {
         let concurrent = context.threads > 1 && !timeUnits
         _ = catalog.listEntries
         _ = catalog.searchOrder
+        _ = catalog.brandSlugs
         let units = CatalogOutputs.all
         var rendered = [Result<[OutputFile], Error>?](repeating: nil, count: units.count)
         var seconds = [Double](repeating: 0, count: units.count)
@@ -78,7 +79,7 @@ public struct CatalogDomain: Domain {
         func lap(_ what: String) { if trace { FileHandle.standardError.write(Data("  [trace] \(what): \(String(format: "%.3f", Date().timeIntervalSince(t0))) s\n".utf8)) }; t0 = Date() }
         let records = try ProductFileReader.read(productsURL, display: productsFile, threads: context.threads)
         lap("read")
-        var products = check.products(records)
+        var products = check.products(records, threads: context.threads)
         lap("check products")
 
         let catURL = context.inputDirectory.appendingPathComponent(settings.categoriesFile)
@@ -159,7 +160,9 @@ public struct CatalogDomain: Domain {
              variants.filter { $0.value.count > 1 }.keys.sorted().map { variants[$0]!.keys.sorted().joined(separator: "/") })
         note("products without a brand", missingBrand, "shown as \"\(settings.unbrandedName)\" on detail pages and in indexes; null brand on category pages")
 
-        products.sort { $0.id < $1.id }
+        // Sorted through indices: moving the (large) product values once is cheaper than swapping them while sorting.
+        let byId = products.indices.sorted { products[$0].id < products[$1].id }
+        products = byId.map { products[$0] }
 
         // Children lists and depth-first order.
         for id in order { nodes[id]!.children = [] }

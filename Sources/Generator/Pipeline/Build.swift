@@ -51,14 +51,20 @@ public enum Build {
         var summary = BuildSummary()
         var clock = Date()
         let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
+        var cpuBefore = 0.0
         func stage(_ name: String) {
             let now = Date()
-            summary.stageSeconds.append((name, now.timeIntervalSince(clock)))
+            let wall = now.timeIntervalSince(clock)
+            summary.stageSeconds.append((name, wall))
             clock = now
             if trace {
+                // CPU time against wall time shows how well a stage uses the cores.
                 var usage = rusage()
                 getrusage(RUSAGE_SELF.rawValue, &usage)
-                FileHandle.standardError.write(Data("  [trace] after \(name): peak memory \(usage.ru_maxrss / 1024) MB\n".utf8))
+                let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+                FileHandle.standardError.write(Data(String(format: "  [trace] after %@: %.2f s wall, %.2f s CPU, peak memory %d MB\n",
+                                                           name, wall, cpu - cpuBefore, usage.ru_maxrss / 1024).utf8))
+                cpuBefore = cpu
             }
         }
         let siteURL = options.input.appendingPathComponent("site.json")

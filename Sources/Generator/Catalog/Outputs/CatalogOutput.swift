@@ -41,7 +41,15 @@ final class CatalogContext: @unchecked Sendable {
         return out.map { $0! }
     }
 
+    /// Brand name → its slug, computed once per brand (Foundation's folding is slow, and 100,000 pages ask).
+    lazy var brandSlugs: [String: String] = {
+        var out: [String: String] = [model.unbrandedName: DeeplinkMapOutput.slug(model.unbrandedName)]
+        for p in model.products { if let b = p.brand, out[b] == nil { out[b] = DeeplinkMapOutput.slug(b) } }
+        return out
+    }()
+
     func brandName(_ p: Product) -> String { p.brand ?? model.unbrandedName }
+    func brandSlug(_ p: Product) -> String { brandSlugs[brandName(p)] ?? DeeplinkMapOutput.slug(brandName(p)) }
     func categoryName(_ p: Product) -> String { model.categories[p.categoryId]?.name ?? p.categoryId }
     func categoryPath(_ p: Product) -> String { model.categories[p.categoryId]?.path ?? p.categoryId }
     /// Absolute URL of a file of the tree.

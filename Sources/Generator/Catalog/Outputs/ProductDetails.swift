@@ -39,7 +39,7 @@ struct ProductDetailsOutput: CatalogOutput {
         let images: [JSON] = p.imageUrl.map { [.obj(["url": .string($0), "size": "default"])] } ?? []
         return .obj([
             "productId": .string(p.segment), "title": .string(p.name), "description": .string(p.description),
-            "brand": .obj(["name": .string(c.brandName(p)), "slug": .string(DeeplinkMapOutput.slug(c.brandName(p)))]),
+            "brand": .obj(["name": .string(c.brandName(p)), "slug": .string(c.brandSlug(p))]),
             "pricing": .obj(["currentPrice": .number(p.price!), "currency": .string(p.currency)]),
             // A product without reviews has average 0 and count 0 (the app's Rating requires numbers).
             "rating": .obj(["average": .double(p.ratingAverage ?? 0), "count": .int(p.ratingAverage == nil ? 0 : p.ratingCount)]),
