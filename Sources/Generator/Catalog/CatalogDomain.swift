@@ -39,7 +39,12 @@ public struct CatalogDomain: Domain {
         _ = catalog.listEntries
         _ = catalog.searchOrder
         _ = catalog.brandSlugs
-        let units = CatalogOutputs.all
+        // Content-named units (the ranked index) are built later, alongside validation and serialisation of the rest.
+        let units = CatalogOutputs.all.filter { timeUnits || !$0.namesFilesByContent }
+        for unit in CatalogOutputs.all where !timeUnits && unit.namesFilesByContent {
+            result.kinds += unit.kinds
+            result.later.append { try unit.render(catalog) }
+        }
         var rendered = [Result<[OutputFile], Error>?](repeating: nil, count: units.count)
         var seconds = [Double](repeating: 0, count: units.count)
         rendered.withUnsafeMutableBufferPointer { out in

@@ -92,6 +92,7 @@ public enum Build {
 
         // Emit: every present domain renders its files.
         var files: [OutputFile] = []
+        var later: [@Sendable () throws -> [OutputFile]] = []
         var kinds: [String: OutputKind] = [:]
         stage("config")
         for domain in domains where domain.isPresent(in: context) {
@@ -99,6 +100,7 @@ public enum Build {
             let result = try domain.build(context)
             stage(domain.name)
             files += result.files
+            later += result.later
             for k in result.kinds { kinds[k.name] = k }
             summary.report += result.report
             progress("\(domain.name): \(result.files.count) files")
@@ -112,7 +114,10 @@ public enum Build {
         }
         files.append(OutputFile(path: ".nojekyll", bytes: []))
         files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site)))
-        files.append(try openAPI(files: files, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site, hasPrevious: previous != nil && release.keep > 0))
+        // Content-named files are built on a thread of their own while the others are checked and written.
+        let lateWork = later
+        let lateFiles = Background { try lateWork.flatMap { try $0() } }
+        defer { _ = try? lateFiles.wait() }   // never leave it running past a failure
 
         // Every file against its kind's schema, then to bytes and into a staging folder beside the output, in one
         // parallel pass: each file's JSON is checked, serialised and written while it is hot in cache, then released.
@@ -124,7 +129,17 @@ public enum Build {
         let staged = try StagedTree(output: options.output, previous: Dictionary(
             (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }))
         defer { staged.discard() }  // after a failure; nothing once committed
-        let rendered = try serialise(&files, checker: checker, threads: options.threads, into: staged)
+        var rendered = try serialise(&files, checker: checker, threads: options.threads, into: staged)
+        // Then the late files, and openapi.json, which lists every path.
+        var second = try lateFiles.wait()
+        second.append(try openAPI(files: files + second, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site,
+                                  hasPrevious: previous != nil && release.keep > 0))
+        let firstPaths = Set(files.map(\.path))
+        if let dup = second.first(where: { firstPaths.contains($0.path) }) {
+            throw BuildError(file: "(output)", "two outputs claim the path \(dup.path)")
+        }
+        rendered += try serialise(&second, checker: checker, threads: options.threads, into: staged)
+        files += second
         stage("validate, serialise and stage")
         summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.size) })
 

@@ -77,8 +77,12 @@ public struct DomainResult: Sendable {
     public var files: [OutputFile]
     public var kinds: [OutputKind]
     public var report: [ReportItem]
-    public init(files: [OutputFile] = [], kinds: [OutputKind] = [], report: [ReportItem] = []) {
-        self.files = files; self.kinds = kinds; self.report = report
+    /// Files whose paths are known only once they are built (content-named shards): the build runs these while it
+    /// validates and serialises the other files, then takes their files in this order.
+    public var later: [@Sendable () throws -> [OutputFile]]
+    public init(files: [OutputFile] = [], kinds: [OutputKind] = [], report: [ReportItem] = [],
+                later: [@Sendable () throws -> [OutputFile]] = []) {
+        self.files = files; self.kinds = kinds; self.report = report; self.later = later
     }
 }
 

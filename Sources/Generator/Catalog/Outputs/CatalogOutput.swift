@@ -57,9 +57,16 @@ final class CatalogContext: @unchecked Sendable {
 }
 
 /// One catalog output kind: its declared kinds (schemas) and how it renders.
-protocol CatalogOutput {
+protocol CatalogOutput: Sendable {
     var kinds: [OutputKind] { get }
+    /// True when its file names depend on their content (hashed shards): such a unit is rendered while the other
+    /// files are validated and serialised (see `DomainResult.later`).
+    var namesFilesByContent: Bool { get }
     func render(_ c: CatalogContext) throws -> [OutputFile]
+}
+
+extension CatalogOutput {
+    var namesFilesByContent: Bool { false }
 }
 
 enum CatalogOutputs {

@@ -40,6 +40,7 @@ struct RankedSearchOutput: CatalogOutput {
             "rating": S.nullable(S.number(min: 0, max: 5)), "image": S.string, "path": S.relativePath,
         ]))]))
     var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store] }
+    var namesFilesByContent: Bool { true }
 
     static func documents(_ c: CatalogContext) -> [RankedDocument] {
         return c.searchOrder.map { c.model.products[$0] }.map { p in
