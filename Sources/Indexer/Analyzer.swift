@@ -84,30 +84,38 @@ public struct Analyzer: Sendable {
         @inline(__always) func isJoiner(_ c: UInt8) -> Bool { c == 0x2F || c == 0x2D || c == 0x2E || c == 0x27 }
         var words: [String] = []
         func add(_ lo: Int, _ hi: Int) { if hi > lo { words.append(String(decoding: b[lo..<hi], as: UTF8.self)) } }
-        /// The run's pieces split on `sep`, added when there is more than one.
-        func parts(_ lo: Int, _ hi: Int, _ isSep: (UInt8) -> Bool, addWhole: Bool) -> [(Int, Int)] {
-            var out: [(Int, Int)] = [], start = lo
-            for k in lo...hi where k == hi || isSep(b[k]) { if k > start { out.append((start, k)) }; start = k + 1 }
-            return out
+        /// Adds the pieces of lo..<hi split on `sep`, when there is more than one (most runs have no separator:
+        /// nothing is allocated for them).
+        func addParts(_ lo: Int, _ hi: Int, _ sep: UInt8) {
+            guard b[lo..<hi].contains(sep) else { return }
+            var start = lo, pieces = 0
+            for k in lo...hi where k == hi || b[k] == sep { if k > start { pieces += 1 }; start = k + 1 }
+            guard pieces > 1 else { return }
+            start = lo
+            for k in lo...hi where k == hi || b[k] == sep { add(start, k); start = k + 1 }
         }
         var i = 0
         while i < b.count {
             guard isWord(b[i]) else { i += 1; continue }
             var j = i
+            var digit = false, slashOrDot = false
             while j < b.count {
-                if isWord(b[j]) { j += 1; continue }
-                if isJoiner(b[j]), j + 1 < b.count, isWord(b[j + 1]) { j += 1; continue }
+                if isWord(b[j]) { if b[j] <= 0x39 { digit = true }; j += 1; continue }
+                if isJoiner(b[j]), j + 1 < b.count, isWord(b[j + 1]) { if b[j] == 0x2F || b[j] == 0x2E { slashOrDot = true }; j += 1; continue }
                 break
             }
-            if b[i..<j].contains(where: { $0 >= 0x30 && $0 <= 0x39 }) {
+            if digit {
                 add(i, j)
-                let hy = parts(i, j, { $0 == 0x2D }, addWhole: false)
-                if hy.count > 1 { for (lo, hi) in hy { add(lo, hi) } }
+                addParts(i, j, 0x2D)
+            } else if !slashOrDot {
+                add(i, j)
+                addParts(i, j, 0x2D)
             } else {
-                for (lo, hi) in parts(i, j, { $0 == 0x2F || $0 == 0x2E }, addWhole: true) {
-                    add(lo, hi)
-                    let hy = parts(lo, hi, { $0 == 0x2D }, addWhole: false)
-                    if hy.count > 1 { for (a, z) in hy { add(a, z) } }
+                // Without digits, "/" and "." separate words; a hyphenated word keeps its whole form and its parts.
+                var start = i
+                for k in i...j where k == j || b[k] == 0x2F || b[k] == 0x2E {
+                    if k > start { add(start, k); addParts(start, k, 0x2D) }
+                    start = k + 1
                 }
             }
             i = j
@@ -156,10 +164,17 @@ public struct Analyzer: Sendable {
     /// Index terms of a text: stemmed words without stop words, in text order (duplicates kept, for term frequency).
     public static func terms(_ text: String) -> [String] {
         words(text).compactMap { w in
-            if stopWords.contains(w) { return nil }
+            if isStopWord(w) { return nil }
             let s = stem(w)
             // Stemming only ever shortens a word; an unchanged one was checked above.
-            return s.count >= minimumLength && (s.utf8.count == w.utf8.count || !stopWords.contains(s)) ? s : nil
+            return length(s) >= minimumLength && (s.utf8.count == w.utf8.count || !isStopWord(s)) ? s : nil
         }
     }
+
+    /// The longest stop word has 4 letters: longer words skip the set lookup (hashing is most of its cost).
+    static let stopWordMaxBytes = stopWords.map(\.utf8.count).max() ?? 0
+    @inline(__always) static func isStopWord(_ w: String) -> Bool { w.utf8.count <= stopWordMaxBytes && stopWords.contains(w) }
+
+    /// Characters in a word; an ASCII word's bytes are its characters.
+    @inline(__always) static func length(_ w: String) -> Int { w.utf8.allSatisfy { $0 < 0x80 } ? w.utf8.count : w.count }
 }

@@ -145,6 +145,7 @@ public enum Build {
 
         // Manifest: compare with the previous release; identical content creates no version and writes nothing.
         let digest = contentDigest(zip(files, rendered).filter { !$0.0.stampsBuildTime }.map { ($0.1.path, $0.1.sha256) })
+        stage("check")
         if let previous, previous.contentDigest == digest, options.previous == nil || options.previous == options.output {
             summary.changed = false
             summary.version = previous.version
@@ -274,9 +275,14 @@ public enum Build {
 
     /// Digest of the content files (paths and hashes), ignoring files that only carry the build time.
     static func contentDigest(_ entries: [(String, String)]) -> String {
-        var h = SHA256()
-        for (p, s) in entries.sorted(by: { $0.0 < $1.0 }) { h.update(data: Array("\(p)\u{0}\(s)\n".utf8)) }
-        return h.finalize().map { String(format: "%02x", $0) }.joined()
+        // Paths are ASCII (PagesRules), so byte order is String order; one buffer, one hash update.
+        let ordered = entries.indices.sorted { entries[$0].0.utf8.lexicographicallyPrecedes(entries[$1].0.utf8) }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(entries.count * 100)
+        for i in ordered {
+            buffer += entries[i].0.utf8; buffer.append(0); buffer += entries[i].1.utf8; buffer.append(0x0A)
+        }
+        return SHA256.hash(data: buffer).map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -8,6 +8,11 @@ public enum PagesRules {
     public static let maxFileBytes = 100 * 1024 * 1024
     public static let maxSiteBytes = 1024 * 1024 * 1024
 
+    /// RFC 3986 unreserved characters: a path of only these needs no percent-encoding.
+    @inline(__always) static func isUnreserved(_ c: UInt8) -> Bool {
+        (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2E || c == 0x5F || c == 0x7E
+    }
+
     /// Returns warnings; throws for a violation.
     public static func check(_ files: [(path: String, size: Int)]) throws -> [String] {
         var warnings: [String] = []
@@ -21,7 +26,7 @@ public enum PagesRules {
                         errors.append(BuildError(file: path, "path segment \"\(seg)\" is empty or starts with '_' or '.', which GitHub Pages does not serve reliably"))
                         break
                     }
-                    if seg.unicodeScalars.contains(where: { !(("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-._~".unicodeScalars.contains($0)) }) {
+                    if seg.utf8.contains(where: { !isUnreserved($0) }) {
                         errors.append(BuildError(file: path, "path segment \"\(seg)\" has characters that need percent-encoding in a URL"))
                         break
                     }
