@@ -17,18 +17,34 @@ public struct JSONWriter {
     public func data(_ value: JSON) throws -> Data { Data(try bytes(value)) }
 
     public func bytes(_ value: JSON) throws -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(256)
-        try write(value, into: &out)
-        return out
+        var sink = ByteSink(capacity: 256)
+        defer { sink.release() }
+        try write(value, &sink)
+        return sink.array()
+    }
+
+    /// Serialises and lends the bytes to `body` without copying them into an array (for callers that hash and write
+    /// them and keep nothing).
+    public func withBytes<R>(_ value: JSON, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        var sink = ByteSink(capacity: 256)
+        defer { sink.release() }
+        try write(value, &sink)
+        return try body(UnsafeRawBufferPointer(start: sink.base, count: sink.count))
     }
 
     public func string(_ value: JSON) throws -> String { String(decoding: try bytes(value), as: UTF8.self) }
 
     public func write(_ value: JSON, into out: inout [UInt8]) throws {
+        var sink = ByteSink(capacity: 256)
+        defer { sink.release() }
+        try write(value, &sink)
+        sink.withBytes { out.append(contentsOf: $0) }
+    }
+
+    private func write(_ value: JSON, _ sink: inout ByteSink) throws {
         do {
-            try emit(value, &out, 0)
-            if pretty { out.append(0x0A) }
+            try emit(value, &sink, 0)
+            if pretty { sink.byte(0x0A) }
         } catch let e as PathError {
             throw JSONWriteError(path: "/" + e.components.reversed().joined(separator: "/"), message: e.message)
         }
@@ -36,101 +52,161 @@ public struct JSONWriter {
 
     private struct PathError: Error { var components: [String]; let message: String }
 
-    private func emit(_ value: JSON, _ out: inout [UInt8], _ depth: Int) throws {
+    private func emit(_ value: JSON, _ out: inout ByteSink, _ depth: Int) throws {
         switch value {
-        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        case .bool(let b): b ? out.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) : out.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
+        case .null: out.ascii("null")
+        case .bool(let b): out.ascii(b ? "true" : "false")
         case .number(let n): try JSONWriter.writeNumber(n, &out)
         case .string(let s): JSONWriter.writeString(s, &out)
         case .array(let items):
-            out.append(UInt8(ascii: "["))
-            if items.isEmpty { out.append(UInt8(ascii: "]")); return }
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.byte(UInt8(ascii: "["))
+            if items.isEmpty { out.byte(UInt8(ascii: "]")); return }
+            var i = 0
+            for item in items {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
                 if pretty { newline(&out, depth + 1) }
                 do { try emit(item, &out, depth + 1) } catch var e as PathError {
                     e.components.append(String(i)); throw e
                 }
+                i += 1
             }
             if pretty { newline(&out, depth) }
-            out.append(UInt8(ascii: "]"))
+            out.byte(UInt8(ascii: "]"))
         case .object(let obj):
-            out.append(UInt8(ascii: "{"))
-            if obj.isEmpty { out.append(UInt8(ascii: "}")); return }
-            for (i, m) in obj.members.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.byte(UInt8(ascii: "{"))
+            if obj.isEmpty { out.byte(UInt8(ascii: "}")); return }
+            var first = true
+            for m in obj.members {
+                if !first { out.byte(UInt8(ascii: ",")) }
+                first = false
                 if pretty { newline(&out, depth + 1) }
                 JSONWriter.writeString(m.key, &out)
-                out.append(UInt8(ascii: ":"))
-                if pretty { out.append(0x20) }
+                out.byte(UInt8(ascii: ":"))
+                if pretty { out.byte(0x20) }
                 do { try emit(m.value, &out, depth + 1) } catch var e as PathError {
                     e.components.append(m.key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1"))
                     throw e
                 }
             }
             if pretty { newline(&out, depth) }
-            out.append(UInt8(ascii: "}"))
+            out.byte(UInt8(ascii: "}"))
         }
     }
 
-    @inline(__always) private func newline(_ out: inout [UInt8], _ depth: Int) {
-        out.append(0x0A)
-        for _ in 0..<(depth * 2) { out.append(0x20) }
+    @inline(__always) private func newline(_ out: inout ByteSink, _ depth: Int) {
+        out.byte(0x0A)
+        for _ in 0..<(depth * 2) { out.byte(0x20) }
     }
 
-    private static func writeNumber(_ n: JSONNumber, _ out: inout [UInt8]) throws {
+    private static func writeNumber(_ n: JSONNumber, _ out: inout ByteSink) throws {
         switch n.storage {
         case .int(let i): writeInt(i, &out)
         case .double(let d):
             guard d.isFinite else { throw PathError(components: [], message: "\(d) is not representable in JSON") }
-            out.append(contentsOf: JSONNumber.format(d).utf8)
-        case .text(let t): out.append(contentsOf: t.utf8)
+            out.string(JSONNumber.format(d))
+        case .text(let t): out.string(t)
         }
     }
 
-    private static func writeInt(_ v: Int, _ out: inout [UInt8]) {
-        if v == 0 { out.append(0x30); return }
-        if v == Int.min { out.append(contentsOf: String(v).utf8); return }
+    private static func writeInt(_ v: Int, _ out: inout ByteSink) {
+        if v == 0 { out.byte(0x30); return }
+        if v == Int.min { out.string(String(v)); return }
         var n = v
-        if n < 0 { out.append(UInt8(ascii: "-")); n = -n }
-        var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                  UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var len = 0
-        withUnsafeMutableBytes(of: &tmp) { p in
-            while n > 0 { p[len] = UInt8(0x30 + n % 10); n /= 10; len += 1 }
-            for k in stride(from: len - 1, through: 0, by: -1) { out.append(p[k]) }
-        }
+        out.reserve(20)
+        if n < 0 { out.byte(UInt8(ascii: "-")); n = -n }
+        var digits = 0, m = n
+        while m > 0 { digits += 1; m /= 10 }
+        var k = out.count + digits - 1
+        while n > 0 { out.base[k] = UInt8(0x30 + n % 10); n /= 10; k -= 1 }
+        out.count += digits
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
-    static func writeString(_ s: String, _ out: inout [UInt8]) {
-        out.append(0x22)
-        var s = s
-        s.withUTF8 { buf in
-            var runStart = 0
-            for i in 0..<buf.count {
-                let c = buf[i]
-                guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-                if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[runStart..<i])) }
-                runStart = i + 1
-                switch c {
-                case 0x22: out.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-                case 0x08: out.append(contentsOf: [0x5C, UInt8(ascii: "b")])
-                case 0x0C: out.append(contentsOf: [0x5C, UInt8(ascii: "f")])
-                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                default:
-                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(c >> 4)], hex[Int(c & 0xF)]])
-                }
-            }
-            if runStart < buf.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[runStart..<buf.count])) }
-        }
-        out.append(0x22)
+    static func writeString(_ s: String, _ out: inout ByteSink) {
+        if let done = s.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, &out) }) { return done }
+        var copy = s
+        copy.withUTF8 { writeEscaped($0, &out) }
     }
+
+    /// Quotes and escapes UTF-8 bytes: runs without escapes are copied whole.
+    private static func writeEscaped(_ buf: UnsafeBufferPointer<UInt8>, _ out: inout ByteSink) {
+        out.reserve(buf.count + 2)
+        out.byte(0x22)
+        var runStart = 0
+        for i in 0..<buf.count {
+            let c = buf[i]
+            guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
+            if runStart < i { out.bytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<i])) }
+            runStart = i + 1
+            switch c {
+            case 0x22: out.byte(0x5C); out.byte(0x22)
+            case 0x5C: out.byte(0x5C); out.byte(0x5C)
+            case 0x08: out.byte(0x5C); out.byte(UInt8(ascii: "b"))
+            case 0x0C: out.byte(0x5C); out.byte(UInt8(ascii: "f"))
+            case 0x0A: out.byte(0x5C); out.byte(UInt8(ascii: "n"))
+            case 0x0D: out.byte(0x5C); out.byte(UInt8(ascii: "r"))
+            case 0x09: out.byte(0x5C); out.byte(UInt8(ascii: "t"))
+            default:
+                out.ascii("\\u00"); out.byte(hex[Int(c >> 4)]); out.byte(hex[Int(c & 0xF)])
+            }
+        }
+        if runStart < buf.count { out.bytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<buf.count])) }
+        out.byte(0x22)
+    }
+}
+
+/// A growable byte buffer for the writer: appends without Array's per-call uniqueness and capacity bookkeeping.
+/// Owned by one `bytes`/`write` call, which releases it.
+struct ByteSink {
+    var base: UnsafeMutablePointer<UInt8>
+    var count = 0
+    var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = malloc(self.capacity)!.assumingMemoryBound(to: UInt8.self)
+    }
+
+    @inline(__always) mutating func reserve(_ n: Int) { if count + n > capacity { grow(count + n) } }
+
+    mutating func grow(_ needed: Int) {
+        var c = capacity * 2
+        while c < needed { c *= 2 }
+        base = realloc(base, c)!.assumingMemoryBound(to: UInt8.self)
+        capacity = c
+    }
+
+    @inline(__always) mutating func byte(_ b: UInt8) {
+        if count == capacity { grow(count + 1) }
+        base[count] = b
+        count += 1
+    }
+
+    @inline(__always) mutating func bytes(_ p: UnsafeRawBufferPointer) {
+        guard let src = p.baseAddress, p.count > 0 else { return }
+        reserve(p.count)
+        memcpy(base + count, src, p.count)
+        count += p.count
+    }
+
+    mutating func ascii(_ s: StaticString) { s.withUTF8Buffer { bytes(UnsafeRawBufferPointer($0)) } }
+
+    mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
+    }
+
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { body(UnsafeBufferPointer(start: base, count: count)) }
+
+    func array() -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buf, n in
+            if count > 0 { memcpy(buf.baseAddress!, base, count) }
+            n = count
+        }
+    }
+
+    func release() { free(base) }
 }
 
 extension JSON {

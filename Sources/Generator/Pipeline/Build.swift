@@ -221,15 +221,19 @@ public enum Build {
                     let f = inputs[i]
                     defer { inputs[i] = f.withoutContent() }
                     do {
-                        let bytes: [UInt8]
+                        // Hash and stage the bytes straight from the writer's buffer: nothing is copied or kept.
+                        func stage(_ bytes: UnsafeRawBufferPointer) throws -> Rendered {
+                            let sha = sha256Hex(bytes)
+                            try staged.put(f.path, bytes: bytes, sha256: sha)
+                            return Rendered(path: f.path, size: bytes.count, sha256: sha,
+                                            schema: f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath })
+                        }
                         if let j = try f.content.json() {
                             if let k = f.kind, let e = checker.check(j, path: f.path, kind: k) { bad[i] = e; return }
-                            bytes = try JSONWriter().bytes(j)
-                        } else if case .bytes(let b) = f.content { bytes = b } else { bytes = [] }  // (json() is nil only for bytes)
-                        let sha = sha256Hex(bytes)
-                        try staged.put(f.path, bytes: bytes, sha256: sha)
-                        res[i] = Rendered(path: f.path, size: bytes.count, sha256: sha,
-                                          schema: f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath })
+                            res[i] = try JSONWriter().withBytes(j, stage)
+                        } else if case .bytes(let b) = f.content {
+                            res[i] = try b.withUnsafeBytes(stage)
+                        }
                     } catch {
                         errs[i] = "\(f.path): \(error)"
                     }
@@ -262,7 +266,9 @@ public enum Build {
         }
     }
 
-    static func sha256Hex(_ bytes: [UInt8]) -> String {
+    static func sha256Hex(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { sha256Hex($0) } }
+
+    static func sha256Hex(_ bytes: UnsafeRawBufferPointer) -> String {
         let digest = SHA256.hash(data: bytes)
         var s = ""
         s.reserveCapacity(64)

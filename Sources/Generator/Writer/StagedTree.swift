@@ -51,6 +51,10 @@ public final class StagedTree: @unchecked Sendable {
     /// Stages one file (thread-safe; each path once). Unchanged bytes (same sha256 as the current tree's file) are
     /// hard-linked from the current tree.
     public func put(_ path: String, bytes: [UInt8], sha256: String) throws {
+        try bytes.withUnsafeBytes { try put(path, bytes: $0, sha256: sha256) }
+    }
+
+    public func put(_ path: String, bytes: UnsafeRawBufferPointer, sha256: String) throws {
         let dest = stagingPath + "/" + path
         var isLinked = false
         if previous[path] == sha256 {
@@ -61,14 +65,11 @@ public final class StagedTree: @unchecked Sendable {
             var fd = open(dest, O_WRONLY | O_CREAT | O_EXCL, 0o644)
             if fd < 0 && errno == ENOENT && ensureParent(of: path) { fd = open(dest, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
             if fd < 0 { throw BuildError(file: output.path, "\(path): cannot create (\(String(cString: strerror(errno))))") }
-            let ok = bytes.withUnsafeBytes { raw -> Bool in
-                var off = 0
-                while off < raw.count {
-                    let n = Glibc.write(fd, raw.baseAddress! + off, raw.count - off)
-                    if n <= 0 { return false }
-                    off += n
-                }
-                return true
+            var ok = true, off = 0
+            while off < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
+                if n <= 0 { ok = false; break }
+                off += n
             }
             let err = errno
             close(fd)
