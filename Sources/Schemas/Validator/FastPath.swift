@@ -34,6 +34,9 @@ final class FastNode {
     var anyOf: [FastNode] = []
     var ref: FastNode?
     var alwaysFalse = false
+    /// Pattern verdicts of short strings seen before: pages repeat the same category paths and currency codes, and
+    /// ICU's matcher costs microseconds a call.
+    let patternMemo = PatternMemo()
     var hasObjectKeywords = false
 
     /// Compiles `root`, or nil when a keyword outside the subset appears anywhere below it.
@@ -108,7 +111,7 @@ final class FastNode {
                     if let m = minLength, len < m { return false }
                 }
             }
-            if let r = pattern, r.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil { return false }
+            if let r = pattern, !patternMemo.matches(s, r) { return false }
         case .array(let a):
             if let m = minItems, a.count < m { return false }
             if let m = maxItems, a.count > m { return false }
@@ -155,4 +158,30 @@ final class FastNode {
 
 extension TypeMask {
     init(bits: UInt8) { self.init([]); self.bits = bits }
+}
+
+/// A bounded, thread-safe memo of regex verdicts for short ASCII strings.
+final class PatternMemo: @unchecked Sendable {
+    private var verdicts: [String: Bool] = [:]
+    private let lock = NSLock()
+    static let maxEntries = 4096, maxLength = 96
+
+    func matches(_ s: String, _ r: NSRegularExpression) -> Bool {
+        // ASCII only: Swift's String equality is canonical equivalence ("K" == "\u{212A}"), which a regex need not
+        // honour; an ASCII string is only ever equal to itself among ASCII keys, and others never look here.
+        let memoable = s.utf8.count <= Self.maxLength && s.utf8.allSatisfy { $0 < 0x80 }
+        if memoable {
+            lock.lock()
+            let known = verdicts[s]
+            lock.unlock()
+            if let known { return known }
+        }
+        let ok = r.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil
+        if memoable {
+            lock.lock()
+            if verdicts.count < Self.maxEntries { verdicts[s] = ok }
+            lock.unlock()
+        }
+        return ok
+    }
 }
