@@ -45,6 +45,15 @@ final class SearchTests: XCTestCase {
         }
     }
 
+    /// The compact index's size target on the real corpus: gzip at most 40 % of the full index's gzip.
+    func testCompactIndexIsAtMostFortyPercentOfTheFullOne() throws {
+        let full = try [UInt8](Data(contentsOf: Self.tree.appendingPathComponent("search-index.json")))
+        let compact = try [UInt8](Data(contentsOf: Self.tree.appendingPathComponent("search-index-compact.json")))
+        let ratio = Double(Gzip.compressedSize(compact)) / Double(Gzip.compressedSize(full))
+        print("compact / full gzip on the real corpus: \(String(format: "%.2f", ratio * 100)) %")
+        XCTAssertLessThanOrEqual(ratio, 0.40)
+    }
+
     /// Every priced product is found by its exact name, in all three indexes.
     func testEveryProductIsFoundByItsExactName() throws {
         let full = try JSONReader.parse(Data(contentsOf: Self.tree.appendingPathComponent("search-index.json")))
