@@ -108,9 +108,12 @@ public struct CatalogDomain: Domain {
         note("products read", records.count, "from \(productsFile)")
 
         // Anomalies are counted over every product read, before any is left out.
-        let missingCategory = products.filter { $0.categoryId.isEmpty }.count
-        let missingBrand = products.filter { $0.brand == nil }.count
-        let unknownCategory = products.filter { !$0.categoryId.isEmpty && nodes[$0.categoryId] == nil }.count
+        // (Counted without copying products: a filtered array would copy every matching record.)
+        var missingCategory = 0, missingBrand = 0, unknownCategory = 0
+        for i in products.indices {
+            if products[i].categoryId.isEmpty { missingCategory += 1 } else if nodes[products[i].categoryId] == nil { unknownCategory += 1 }
+            if products[i].brand == nil { missingBrand += 1 }
+        }
 
         // Policy: unpriced products are not sellable listings.
         let unpriced = products.filter { $0.price == nil }
@@ -179,8 +182,11 @@ public struct CatalogDomain: Domain {
         for id in order where nodes[id]!.parent == nil { visit(id) }
 
         // Bayesian average: (m·C + n·R) / (m + n), C the mean rating of rated products, m the prior weight.
-        let rated = products.filter { $0.ratingAverage != nil && $0.ratingCount > 0 }
-        let c = rated.isEmpty ? 0 : rated.reduce(0) { $0 + $1.ratingAverage! } / Double(rated.count)
+        var ratedCount = 0, ratedSum = 0.0
+        for i in products.indices where products[i].ratingCount > 0 {
+            if let r = products[i].ratingAverage { ratedCount += 1; ratedSum += r }
+        }
+        let c = ratedCount == 0 ? 0 : ratedSum / Double(ratedCount)
         let m = settings.ratingPrior
         let popularity = products.map { p -> Double in
             let n = Double(p.ratingAverage == nil ? 0 : p.ratingCount)
@@ -211,13 +217,17 @@ public struct CatalogDomain: Domain {
                                  featured: featured, popularity: popularity, unbrandedName: settings.unbrandedName)
         model.report = report
         model.uncategorizedId = settings.uncategorizedId
-        var hasher = SHA256()
-        for p in products {
+        // Every field of every product, unit-separated, a record separator after each product: one buffer, one hash.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(products.count * 320)
+        for i in products.indices {
+            let p = products[i]
             let fields = [p.id, p.name, p.description, p.brand ?? "", p.price?.description ?? "", p.currency, p.inStock ? "1" : "0",
                           p.imageUrl ?? "", p.ratingAverage.map { "\($0)" } ?? "", String(p.ratingCount), p.categoryId]
-            hasher.update(data: Array((fields.joined(separator: "\u{1F}") + "\u{1E}").utf8))
+            for (k, f) in fields.enumerated() { if k > 0 { bytes.append(0x1F) }; bytes += f.utf8 }
+            bytes.append(0x1E)
         }
-        model.dataVersion = String(hasher.finalize().map { String(format: "%02x", $0) }.joined().prefix(12))
+        model.dataVersion = String(SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined().prefix(12))
         return model
     }
 }

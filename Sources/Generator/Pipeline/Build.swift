@@ -281,8 +281,8 @@ public enum Build {
 
     /// Digest of the content files (paths and hashes), ignoring files that only carry the build time.
     static func contentDigest(_ entries: [(String, String)]) -> String {
-        // Paths are ASCII (PagesRules), so byte order is String order; one buffer, one hash update.
-        let ordered = entries.indices.sorted { entries[$0].0.utf8.lexicographicallyPrecedes(entries[$1].0.utf8) }
+        // One buffer, one hash update (the same bytes as hashing entry by entry).
+        let ordered = entries.indices.sorted { entries[$0].0 < entries[$1].0 }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(entries.count * 100)
         for i in ordered {

@@ -13,6 +13,18 @@ public enum PagesRules {
         (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2E || c == 0x5F || c == 0x7E
     }
 
+    /// Segments non-empty, none starting with `_` or `.`, every byte unreserved.
+    static func isPlainPath(_ path: String) -> Bool {
+        var segmentStart = true
+        for c in path.utf8 {
+            if c == 0x2F { if segmentStart { return false }; segmentStart = true; continue }
+            if segmentStart && (c == 0x5F || c == 0x2E) { return false }
+            if !isUnreserved(c) { return false }
+            segmentStart = false
+        }
+        return !segmentStart
+    }
+
     /// Returns warnings; throws for a violation.
     public static func check(_ files: [(path: String, size: Int)]) throws -> [String] {
         var warnings: [String] = []
@@ -20,7 +32,8 @@ public enum PagesRules {
         var errors: [BuildError] = []
         for (path, size) in files {
             total += size
-            if path != ".nojekyll" {
+            // Most paths are fine: one scan of the bytes settles them; only a suspect path is split for the message.
+            if path != ".nojekyll", !isPlainPath(path) {
                 for seg in path.split(separator: "/", omittingEmptySubsequences: false) {
                     if seg.isEmpty || seg.hasPrefix("_") || seg.hasPrefix(".") {
                         errors.append(BuildError(file: path, "path segment \"\(seg)\" is empty or starts with '_' or '.', which GitHub Pages does not serve reliably"))
