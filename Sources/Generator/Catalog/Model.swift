@@ -2,7 +2,10 @@ import Foundation
 import Schemas
 
 /// A product after Check: typed, with its source location kept for diagnostics.
-public struct Product: Sendable {
+/// A class, not a struct: every page, index and list reads the same products many times over, and a reference costs
+/// one retain where a copy of a dozen strings costs a dozen. Policies set `categoryId` and `brand` while the catalog
+/// loads (one thread); after that the model is read-only, which is what makes sharing it across threads safe.
+public final class Product: @unchecked Sendable {
     public var id: String
     /// `id` as a safe path segment (what links use).
     public var segment: String
@@ -27,6 +30,15 @@ public struct Product: Sendable {
     public var line: Int
 
     public var priceValue: Double? { price?.double }
+
+    public init(id: String, segment: String, name: String, description: String, brand: String?, brandKey: String?,
+                price: JSONNumber?, currency: String, inStock: Bool, imageUrl: String?, ratingAverage: Double?, ratingCount: Int,
+                categoryId: String, extra: [(String, String)], file: String, line: Int) {
+        self.id = id; self.segment = segment; self.name = name; self.description = description; self.brand = brand
+        self.brandKey = brandKey; self.price = price; self.currency = currency; self.inStock = inStock; self.imageUrl = imageUrl
+        self.ratingAverage = ratingAverage; self.ratingCount = ratingCount; self.categoryId = categoryId; self.extra = extra
+        self.file = file; self.line = line
+    }
 }
 
 /// A node of the category tree.
