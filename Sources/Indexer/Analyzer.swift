@@ -178,3 +178,40 @@ public struct Analyzer: Sendable {
     /// Characters in a word; an ASCII word's bytes are its characters.
     @inline(__always) static func length(_ w: String) -> Int { w.utf8.allSatisfy { $0 < 0x80 } ? w.utf8.count : w.count }
 }
+
+/// Analysis of many texts that share their words (a catalog's names and descriptions), a space-separated token at a
+/// time, each distinct token once. On ASCII text a word never spans a space (a space is neither a word character nor
+/// a joiner), so a text's terms are its tokens' terms in order: the same as `Analyzer.terms`. Other text goes through
+/// `Analyzer.terms` whole. One memo per thread; it only grows.
+public struct TermMemo {
+    private var tokens: [String: [String]] = [:]
+    public init() {}
+
+    public mutating func terms(_ text: String) -> [String] {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return Analyzer.terms(text) }
+        var out: [String] = []
+        for token in text.utf8.split(separator: 0x20) {
+            let key = String(decoding: token, as: UTF8.self)
+            if let known = tokens[key] { out += known; continue }
+            let t = Analyzer.terms(key)
+            tokens[key] = t
+            out += t
+        }
+        return out
+    }
+
+    /// `f(token)` for each space-separated token of ASCII text, memoised by token (other text: nil, the caller
+    /// analyses it whole).
+    static func perToken(_ text: String, _ cache: inout [String: [String]], _ f: (String) -> [String]) -> [[String]]? {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var out: [[String]] = []
+        for token in text.utf8.split(separator: 0x20) {
+            let key = String(decoding: token, as: UTF8.self)
+            if let known = cache[key] { out.append(known); continue }
+            let v = f(key)
+            cache[key] = v
+            out.append(v)
+        }
+        return out
+    }
+}

@@ -64,12 +64,20 @@ public enum SeedIndex {
     struct FieldKeys {
         var full: [String: [String]] = [:]
         var compact: [String: [String]] = [:]
+        /// Per space-separated token of ASCII names: their keys (a word never spans a space, see `TermMemo`).
+        var fullTokens: [String: [String]] = [:]
+        var compactTokens: [String: [String]] = [:]
+        var description = TermMemo()
     }
 
     static func entry(_ d: SearchDocument, compact: Bool, memo: inout FieldKeys) -> (keys: [String], json: JSON) {
         var keys = Set<String>()
         if compact {
-            keys.formUnion(compactWords(d.name).filter(isDistinguishing))
+            if let parts = TermMemo.perToken(d.name, &memo.compactTokens, { Array(compactWords($0)) }) {
+                for p in parts { keys.formUnion(p.lazy.filter(isDistinguishing)) }
+            } else {
+                keys.formUnion(compactWords(d.name).filter(isDistinguishing))
+            }
             for (text, on) in [(d.brand, d.brandIsSearchable), (d.category, d.categoryIsSearchable)] where on {
                 if memo.compact[text] == nil { memo.compact[text] = Array(compactWords(text).filter(isDistinguishing)) }
                 keys.formUnion(memo.compact[text]!)
@@ -77,14 +85,18 @@ public enum SeedIndex {
             // A name made only of left-out words still finds its product.
             if keys.isEmpty { keys = compactWords(d.name) }
         } else {
-            keys = fullKeys(d.name)
+            if let parts = TermMemo.perToken(d.name, &memo.fullTokens, { Array(fullKeys($0)) }) {
+                for p in parts { keys.formUnion(p) }
+            } else {
+                keys = fullKeys(d.name)
+            }
             for text in [d.brand, d.category] {
                 if memo.full[text] == nil { memo.full[text] = Array(fullKeys(text)) }
                 keys.formUnion(memo.full[text]!)
             }
             // The description's terms; a description that repeats the name adds none (its terms are among the name's
             // words and stems), and in the real corpus every description does.
-            if d.description != d.name { keys.formUnion(Analyzer.terms(d.description)) }
+            if d.description != d.name { keys.formUnion(memo.description.terms(d.description)) }
             keys.remove("")
         }
         keys.remove("")

@@ -41,7 +41,7 @@ final class AnalyzerFastPathTests: XCTestCase {
             let j = try JSONReader.parse(String(line))
             for k in ["name", "description", "brand", "category"] { if let s = j[k]?.stringValue { texts.append(s) } }
         }
-        texts += ["a.b-c/d 1/2-in. 20V-MAX it's x--y", "  (2-Pack)  ", "Hammer.", "-/-", "C++ & .NET"]
+        texts += ["a.b-c/d 1/2-in. 20V-MAX it's x--y", "  (2-Pack)  ", "Hammer.", "-/-", "C++ & .NET", "Drill\tDriver  Kit ", " 20V  MAX ", "it's  the'  drills'"]
         var checked = 0
         for t in texts where t.utf8.allSatisfy({ $0 < 0x80 }) {
             XCTAssertEqual(Analyzer.asciiWords(t), Analyzer.unicodeWords(t), t)
@@ -51,5 +51,19 @@ final class AnalyzerFastPathTests: XCTestCase {
             checked += 1
         }
         XCTAssertGreaterThan(checked, 10_000)
+
+        // Token at a time (TermMemo) gives what whole texts give, terms in order and seed keys as sets, including
+        // texts seen twice (from the memo).
+        var memo = TermMemo()
+        var fullTokens: [String: [String]] = [:], compactTokens: [String: [String]] = [:]
+        for t in texts + texts.prefix(500) {
+            XCTAssertEqual(memo.terms(t), Analyzer.terms(t), t)
+            if let parts = TermMemo.perToken(t, &fullTokens, { Array(SeedIndex.fullKeys($0)) }) {
+                XCTAssertEqual(Set(parts.joined()), SeedIndex.fullKeys(t), t)
+            }
+            if let parts = TermMemo.perToken(t, &compactTokens, { Array(SeedIndex.compactWords($0)) }) {
+                XCTAssertEqual(Set(parts.joined()), SeedIndex.compactWords(t), t)
+            }
+        }
     }
 }
