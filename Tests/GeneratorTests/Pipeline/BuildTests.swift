@@ -30,6 +30,23 @@ final class BuildDeterminismTests: XCTestCase {
         XCTAssertNotEqual(sa["app-config.json"], sb["app-config.json"])
     }
 
+    /// A killed build leaves its staging folder behind; the next build removes it, but never one of a live build.
+    func testAbandonedStagingFoldersAreRemoved() throws {
+        let parent = TestSupport.tempDir("abandoned")
+        let out = parent.appendingPathComponent("dist")
+        let fm = FileManager.default
+        // pid 1 is alive (init); a pid above the kernel's pid_max never is.
+        let dead = parent.appendingPathComponent(".dist.staging-99999999"), live = parent.appendingPathComponent(".dist.staging-1")
+        for d in [dead, live] {
+            try fm.createDirectory(at: d.appendingPathComponent("products/x"), withIntermediateDirectories: true)
+            try Data("{}".utf8).write(to: d.appendingPathComponent("products/x/details.json"))
+        }
+        _ = try build(TestSupport.defaultInput, out, threads: 2, epoch: 1_700_000_000)
+        XCTAssertFalse(fm.fileExists(atPath: dead.path))
+        XCTAssertTrue(fm.fileExists(atPath: live.path))
+        XCTAssertTrue(fm.fileExists(atPath: out.appendingPathComponent("update-manifest.json").path))
+    }
+
     func testNoChangeRebuildWritesNothing() throws {
         let out = TestSupport.tempDir("n").appendingPathComponent("dist")
         let first = try build(TestSupport.defaultInput, out, threads: 2, epoch: 1_700_000_000)
