@@ -40,6 +40,7 @@ public struct CatalogDomain: Domain {
         let order = Background { [catalog] in _ = catalog.searchOrder }
         _ = catalog.listEntries
         _ = catalog.brandSlugs
+        _ = catalog.categoryTrails
         try order.wait()
         // Content-named units (the ranked index) are built later, alongside validation and serialisation of the rest.
         let units = CatalogOutputs.all.filter { timeUnits || !$0.namesFilesByContent }

@@ -48,6 +48,20 @@ final class CatalogContext: @unchecked Sendable {
         return out
     }()
 
+    /// Each category's names from the root down, as the JSON list and as "A > B > C", computed once per category
+    /// (every product page shows its category's trail).
+    lazy var categoryTrails: [String: (names: JSON, joined: String)] = {
+        var out: [String: (names: JSON, joined: String)] = [:]
+        for id in model.categories.keys {
+            var trail: [String] = []
+            var cur: String? = id
+            while let c = cur, let n = model.categories[c] { trail.append(n.name); cur = n.parent }
+            trail.reverse()
+            out[id] = (.strings(trail), trail.joined(separator: " > "))
+        }
+        return out
+    }()
+
     func brandName(_ p: Product) -> String { p.brand ?? model.unbrandedName }
     func brandSlug(_ p: Product) -> String { brandSlugs[brandName(p)] ?? DeeplinkMapOutput.slug(brandName(p)) }
     func categoryName(_ p: Product) -> String { model.categories[p.categoryId]?.name ?? p.categoryId }

@@ -28,12 +28,10 @@ struct ProductDetailsOutput: CatalogOutput {
     static func page(_ p: Product, _ c: CatalogContext) throws -> JSON {
         let m = c.model
         let node = m.categories[p.categoryId]
-        var trail: [String] = []
-        var cur: String? = p.categoryId
-        while let id = cur, let n = m.categories[id] { trail.insert(n.name, at: 0); cur = n.parent }
+        let trail = c.categoryTrails[p.categoryId] ?? (names: .array([]), joined: "")
         var specs = JSONObject()
         specs.append("Brand", .string(c.brandName(p)))
-        specs.append("Category", .string(trail.joined(separator: " > ")))
+        specs.append("Category", .string(trail.joined))
         specs.append("Availability", .string(p.inStock ? "In stock" : "Out of stock"))
         for (k, v) in p.extra where specs[k] == nil { specs.append(k, .string(v)) }
         let images: [JSON] = p.imageUrl.map { [.obj(["url": .string($0), "size": "default"])] } ?? []
@@ -46,7 +44,7 @@ struct ProductDetailsOutput: CatalogOutput {
             "media": .obj(["images": .array(images)]),
             "specifications": .object(specs),
             "availability": .obj(["inStock": .bool(p.inStock)]),
-            "category": .obj(["id": .string(node?.path ?? p.categoryId), "name": .string(node?.name ?? p.categoryId), "path": .strings(trail)]),
+            "category": .obj(["id": .string(node?.path ?? p.categoryId), "name": .string(node?.name ?? p.categoryId), "path": trail.names]),
             "links": .obj(["deeplink": .string("\(c.site.urlScheme)://product/\(p.segment)"),
                            "category": .string("categories/\(node?.path ?? p.categoryId).json")]),
         ])
