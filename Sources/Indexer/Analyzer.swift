@@ -188,16 +188,7 @@ public struct TermMemo {
     public init() {}
 
     public mutating func terms(_ text: String) -> [String] {
-        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return Analyzer.terms(text) }
-        var out: [String] = []
-        for token in text.utf8.split(separator: 0x20) {
-            let key = String(decoding: token, as: UTF8.self)
-            if let known = tokens[key] { out += known; continue }
-            let t = Analyzer.terms(key)
-            tokens[key] = t
-            out += t
-        }
-        return out
+        Self.perToken(text, &tokens, Analyzer.terms).map { Array($0.joined()) } ?? Analyzer.terms(text)
     }
 
     /// `f(token)` for each space-separated token of ASCII text, memoised by token (other text: nil, the caller

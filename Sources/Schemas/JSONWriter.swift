@@ -16,12 +16,7 @@ public struct JSONWriter {
 
     public func data(_ value: JSON) throws -> Data { Data(try bytes(value)) }
 
-    public func bytes(_ value: JSON) throws -> [UInt8] {
-        var sink = ByteSink(capacity: 256)
-        defer { sink.release() }
-        try write(value, &sink)
-        return sink.array()
-    }
+    public func bytes(_ value: JSON) throws -> [UInt8] { try withBytes(value) { [UInt8]($0) } }
 
     /// Serialises and lends the bytes to `body` without copying them into an array (for callers that hash and write
     /// them and keep nothing).
@@ -34,12 +29,7 @@ public struct JSONWriter {
 
     public func string(_ value: JSON) throws -> String { String(decoding: try bytes(value), as: UTF8.self) }
 
-    public func write(_ value: JSON, into out: inout [UInt8]) throws {
-        var sink = ByteSink(capacity: 256)
-        defer { sink.release() }
-        try write(value, &sink)
-        sink.withBytes { out.append(contentsOf: $0) }
-    }
+    public func write(_ value: JSON, into out: inout [UInt8]) throws { try withBytes(value) { out.append(contentsOf: $0) } }
 
     private func write(_ value: JSON, _ sink: inout ByteSink) throws {
         do {
@@ -195,15 +185,6 @@ struct ByteSink {
     mutating func string(_ s: String) {
         var s = s
         s.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
-    }
-
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { body(UnsafeBufferPointer(start: base, count: count)) }
-
-    func array() -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buf, n in
-            if count > 0 { memcpy(buf.baseAddress!, base, count) }
-            n = count
-        }
     }
 
     func release() { free(base) }

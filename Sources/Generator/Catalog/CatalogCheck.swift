@@ -31,19 +31,10 @@ struct CatalogCheck {
         // Input names the mapping consumes (top-level names of dotted paths too), so the rest become specifications.
         let known = Set(f.values).union(f.values.map { String($0.split(separator: ".").first ?? "") })
         let paths = Dictionary(uniqueKeysWithValues: f.map { ($0.key, $0.value.split(separator: ".").map(String.init)) })
-        var checked = [Checked?](repeating: nil, count: records.count)
-        let chunks = Array(0..<min(records.count, max(1, threads) * 16))
-        checked.withUnsafeMutableBufferPointer { res in
-            Parallel.forEach(chunks, threads: threads) { c in
-                for i in (c * records.count / chunks.count)..<((c + 1) * records.count / chunks.count) {
-                    res[i] = check(records[i], known: known, paths: paths)
-                }
-            }
-        }
+        let checked = Parallel.map(records.count, threads: threads) { check(records[$0], known: known, paths: paths) }
         var seenIds: [String: Int] = [:]
         var collisions = CollisionDetector()
         for (r, c) in zip(records, checked) {
-            let c = c!
             if let e = c.idError { errors.append(e); continue }
             let id = c.id!, segment = c.segment!
             if let first = seenIds[id] {

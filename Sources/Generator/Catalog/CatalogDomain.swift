@@ -1,6 +1,5 @@
 import Foundation
 import Schemas
-import Crypto
 
 /// The product catalog: products, category tree and featured content → app config, pages,
 /// details, search indexes and the offline catalog.
@@ -171,9 +170,7 @@ public struct CatalogDomain: Domain {
              variants.filter { $0.value.count > 1 }.keys.sorted().map { variants[$0]!.keys.sorted().joined(separator: "/") })
         note("products without a brand", missingBrand, "shown as \"\(settings.unbrandedName)\" on detail pages and in indexes; null brand on category pages")
 
-        // Sorted through indices: moving the (large) product values once is cheaper than swapping them while sorting.
-        let byId = products.indices.sorted { products[$0].id < products[$1].id }
-        products = byId.map { products[$0] }
+        products.sort { $0.id < $1.id }
 
         // Children lists and depth-first order.
         for id in order { nodes[id]!.children = [] }
@@ -228,7 +225,7 @@ public struct CatalogDomain: Domain {
             for (k, f) in fields.enumerated() { if k > 0 { bytes.append(0x1F) }; bytes += f.utf8 }
             bytes.append(0x1E)
         }
-        model.dataVersion = String(SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined().prefix(12))
+        model.dataVersion = String(Build.sha256Hex(bytes).prefix(12))
         return model
     }
 }

@@ -288,7 +288,7 @@ public enum Build {
         for i in ordered {
             buffer += entries[i].0.utf8; buffer.append(0); buffer += entries[i].1.utf8; buffer.append(0x0A)
         }
-        return SHA256.hash(data: buffer).map { String(format: "%02x", $0) }.joined()
+        return sha256Hex(buffer)
     }
 }
 

@@ -20,6 +20,19 @@ enum Parallel {
             }
         }
     }
+
+    /// `f` of every index of 0..<n, in contiguous chunks on up to `threads` workers; results in index order.
+    static func map<T>(_ n: Int, threads: Int, _ f: (Int) -> T) -> [T] {
+        if threads <= 1 || n < 256 { return (0..<n).map(f) }
+        let chunks = min(n, threads * 16)
+        return [T](unsafeUninitializedCapacity: n) { buffer, initialized in
+            let base = buffer.baseAddress!
+            forEach(Array(0..<chunks), threads: threads) { c in
+                for i in (c * n / chunks)..<((c + 1) * n / chunks) { (base + i).initialize(to: f(i)) }
+            }
+            initialized = n
+        }
+    }
 }
 
 /// Work that runs on a thread of its own while the caller goes on (a domain's content-named files are built while

@@ -9,12 +9,14 @@ import Foundation
 /// verdict and the errors. A schema that uses any other keyword (or a boolean `false` in a place the walk cannot
 /// settle) gets no fast path at all. The official suite checks that a `true` is never wrong.
 final class FastNode {
-    var typeBits: UInt8 = 0xFF
+    var typeMask: TypeMask?
     var enumValues: [JSON]?
     var constValue: JSON?
     var minimum: JSONNumber?, maximum: JSONNumber?, exclusiveMinimum: JSONNumber?, exclusiveMaximum: JSONNumber?
     var minLength: Int?, maxLength: Int?
-    var pattern: NSRegularExpression?
+    /// The pattern, with its verdicts of short strings seen before: pages repeat the same category paths and
+    /// currency codes, and ICU's matcher costs microseconds a call.
+    var pattern: (regex: NSRegularExpression, memo: PatternMemo)?
     var minItems: Int?, maxItems: Int?
     var items: FastNode?
     var minProperties: Int?, maxProperties: Int?
@@ -34,9 +36,6 @@ final class FastNode {
     var anyOf: [FastNode] = []
     var ref: FastNode?
     var alwaysFalse = false
-    /// Pattern verdicts of short strings seen before: pages repeat the same category paths and currency codes, and
-    /// ICU's matcher costs microseconds a call.
-    let patternMemo = PatternMemo()
     var hasObjectKeywords = false
 
     /// Compiles `root`, or nil when a keyword outside the subset appears anywhere below it.
@@ -53,12 +52,13 @@ final class FastNode {
                   n.oneOf.isEmpty, n.not == nil, n.ifSchema == nil, n.thenSchema == nil, n.elseSchema == nil,
                   n.unevaluatedItems == nil, n.unevaluatedProperties == nil, n.required.count <= 64 else { return nil }
             if let t = n.refTarget { guard let r = build(t) else { return nil }; f.ref = r }
-            if let m = n.typeMask { f.typeBits = m.bits }
+            f.typeMask = n.typeMask
             f.enumValues = n.enumValues
             if n.hasConst { f.constValue = n.constValue ?? .null }
             f.minimum = n.minimum; f.maximum = n.maximum
             f.exclusiveMinimum = n.exclusiveMinimum; f.exclusiveMaximum = n.exclusiveMaximum
-            f.minLength = n.minLength; f.maxLength = n.maxLength; f.pattern = n.pattern
+            f.minLength = n.minLength; f.maxLength = n.maxLength
+            f.pattern = n.pattern.map { ($0, PatternMemo()) }
             f.minItems = n.minItems; f.maxItems = n.maxItems
             f.minProperties = n.minProperties; f.maxProperties = n.maxProperties
             if let s = n.items { guard let i = build(s) else { return nil }; f.items = i }
@@ -92,7 +92,7 @@ final class FastNode {
     func check(_ v: JSON) -> Bool {
         if alwaysFalse { return false }
         if let r = ref, !r.check(v) { return false }
-        if typeBits != 0xFF && !TypeMask(bits: typeBits).matches(v) { return false }
+        if let t = typeMask, !t.matches(v) { return false }
         if let e = enumValues, !e.contains(v) { return false }
         if let c = constValue, c != v { return false }
         switch v {
@@ -111,7 +111,7 @@ final class FastNode {
                     if let m = minLength, len < m { return false }
                 }
             }
-            if let r = pattern, !patternMemo.matches(s, r) { return false }
+            if let p = pattern, !p.memo.matches(s, p.regex) { return false }
         case .array(let a):
             if let m = minItems, a.count < m { return false }
             if let m = maxItems, a.count > m { return false }
@@ -156,9 +156,6 @@ final class FastNode {
     }
 }
 
-extension TypeMask {
-    init(bits: UInt8) { self.init([]); self.bits = bits }
-}
 
 /// A bounded, thread-safe memo of regex verdicts for short ASCII strings.
 final class PatternMemo: @unchecked Sendable {

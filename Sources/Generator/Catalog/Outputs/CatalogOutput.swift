@@ -21,25 +21,7 @@ final class CatalogContext: @unchecked Sendable {
     }()
 
     /// Each product's list entry, built once and shared by every page that lists it.
-    lazy var listEntries: [JSON] = (try? parallelMap(model.products.indices.map { $0 }) { CategoryPageOutput.productJSON(self.model.products[$0], self) }) ?? []
-
-    /// Maps in parallel chunks; the result order is the input order, whatever the thread count.
-    func parallelMap<T, R>(_ items: [T], _ f: (T) throws -> R) throws -> [R] {
-        if threads == 1 || items.count < 256 { return try items.map(f) }
-        var out = [R?](repeating: nil, count: items.count)
-        var firstError: Error?
-        let lock = NSLock()
-        let chunks = threads * 8
-        out.withUnsafeMutableBufferPointer { buf in
-            DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                for i in (c * items.count / chunks)..<((c + 1) * items.count / chunks) {
-                    do { buf[i] = try f(items[i]) } catch { lock.lock(); if firstError == nil { firstError = error }; lock.unlock() }
-                }
-            }
-        }
-        if let firstError { throw firstError }
-        return out.map { $0! }
-    }
+    lazy var listEntries: [JSON] = Parallel.map(model.products.count, threads: threads) { CategoryPageOutput.productJSON(self.model.products[$0], self) }
 
     /// Brand name → its slug, computed once per brand (Foundation's folding is slow, and 100,000 pages ask).
     lazy var brandSlugs: [String: String] = {
