@@ -41,4 +41,41 @@ final class FastPathTests: XCTestCase {
         XCTAssertFalse(try JSONSchemaValidator(schema: ["oneOf": [["type": "string"], ["type": "integer"]]]).hasFastPath)
         XCTAssertFalse(try JSONSchemaValidator(schema: ["type": "array", "uniqueItems": true]).hasFastPath)
     }
+
+    // MARK: Text
+
+    func textVerdict(_ v: JSONSchemaValidator, _ text: [UInt8]) -> Bool { text.withUnsafeBytes { v.fast!.check(text: $0) } }
+
+    /// Only one well-formed JSON value passes: the text walk is the only parse a streamed file gets before publishing.
+    func testTextWalkRejectsMalformedText() throws {
+        let v = try validator(["type": "object", "additionalProperties": true])
+        let good = [#" {"a": [1, 2.5e3, -0, 0.5E-2, true, false, null, "é\n\u00e9\/"], "b": {}} "#, "{}", #"{"":[]}"#]
+        for t in good { XCTAssertTrue(textVerdict(v, Array(t.utf8)), t) }
+        let bad = [#"{"a":1,}"#, #"{"a":[1,]}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":.5}"#, #"{"a":1e}"#,
+                   "{\"a\":\"\u{01}\"}", #"{"a":"\q"}"#, #"{"a":"\u12G4"}"#, #"{"a" 1}"#, #"{"a":[1 2]}"#, #"{"a":nul}"#,
+                   #"{"a":1} 2"#, #"{"a":"abc}"#, "", #"{"a":1"#, #"{a:1}"#, #"{"a":tru}"#, "[]"]
+        for t in bad { XCTAssertFalse(textVerdict(v, Array(t.utf8)), t) }
+        // Not UTF-8: an overlong "/", a surrogate, a lone continuation byte, a truncated sequence.
+        for seq: [UInt8] in [[0xC0, 0xAF], [0xED, 0xA0, 0x80], [0x80], [0xE2, 0x82]] {
+            XCTAssertFalse(textVerdict(v, Array(#"{"a":""#.utf8) + seq + Array(#""}"#.utf8)), "\(seq)")
+        }
+        XCTAssertTrue(textVerdict(v, Array(#"{"a":""#.utf8) + [0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80] + Array(#""}"#.utf8)))
+    }
+
+    /// Member names are compared as code points from the text (escaped or not); a repeated required member does not
+    /// stand in for a missing one; nullable scalars are settled without making values.
+    func testTextWalkOnObjects() throws {
+        let v = try validator(["type": "object", "properties": ["a": ["type": "integer", "minimum": 0], "b": ["anyOf": [["type": "string", "pattern": "^K$"], ["type": "null"]]]],
+                               "required": ["a", "b"], "additionalProperties": false])
+        XCTAssertTrue(textVerdict(v, Array(#"{"a":1,"b":"K"}"#.utf8)))
+        XCTAssertTrue(textVerdict(v, Array(#"{"b":null,"\u0061":2.0}"#.utf8)))
+        XCTAssertFalse(textVerdict(v, Array(#"{"a":1,"a":2}"#.utf8)))
+        XCTAssertFalse(textVerdict(v, Array(#"{"a":-1,"b":null}"#.utf8)))
+        XCTAssertFalse(textVerdict(v, Array(#"{"a":1.5,"b":null}"#.utf8)))
+        XCTAssertFalse(textVerdict(v, Array(#"{"a":1,"b":"\u212A"}"#.utf8)))   // KELVIN SIGN is not "K"
+        XCTAssertFalse(textVerdict(v, Array(#"{"a":1,"b":null,"c":0}"#.utf8)))
+        XCTAssertFalse(textVerdict(v, Array(#"{"a":1,"b":1}"#.utf8)))
+        XCTAssertEqual(Array(#"{"a":1,"b":1}"#.utf8).withUnsafeBytes { v.isValid(text: $0) }, false)
+        XCTAssertThrowsError(try Array(#"{"a":1,"b"#.utf8).withUnsafeBytes { try v.validate(text: $0) })
+    }
 }

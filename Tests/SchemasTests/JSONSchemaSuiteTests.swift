@@ -88,6 +88,31 @@ final class JSONSchemaSuiteTests: XCTestCase {
         XCTAssertGreaterThan(Double(validSettled), 0.95 * Double(validTotal))
     }
 
+    /// The fast path over text (`FastNode.check(text:)`) on the same cases, each written compact and pretty: a
+    /// "valid" is never wrong, and it settles every valid instance the value walk settles.
+    func testTextFastPathNeverAcceptsAnInvalidInstance() throws {
+        var checked = 0
+        for f in Self.requiredFiles {
+            let groupsJSON = try JSONReader.parse(Data(contentsOf: Self.tests.appendingPathComponent(f))).arrayValue ?? []
+            for g in groupsJSON {
+                guard let v = try? JSONSchemaValidator(schema: g["schema"]!, registry: Self.registry), let fast = v.fast else { continue }
+                for t in g["tests"]?.arrayValue ?? [] {
+                    let expected = t["valid"]?.boolValue ?? false
+                    let name = "\(f) / \(g["description"]?.stringValue ?? "?") / \(t["description"]?.stringValue ?? "?")"
+                    for pretty in [false, true] {
+                        let text = try JSONWriter(pretty: pretty).bytes(t["data"]!)
+                        let verdict = text.withUnsafeBytes { fast.check(text: $0) }
+                        if verdict && !expected { XCTFail("\(name): text fast path accepted an invalid instance") }
+                        if fast.check(t["data"]!) && !verdict { XCTFail("\(name): settled from the value but not from its text") }
+                        XCTAssertEqual(text.withUnsafeBytes { v.isValid(text: $0) }, expected, name)
+                        checked += 1
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 800)
+    }
+
     /// Optional tests and format assertions: counts printed (and recorded in README), not required.
     func testOptionalSuiteCounts() throws {
         let optional = Self.tests.appendingPathComponent("optional")

@@ -28,6 +28,9 @@ public final class StagedTree: @unchecked Sendable {
     private let lock = NSLock()
     private var written = 0, linked = 0
     private var paths = Set<String>()
+    /// Folders of the staging tree known to exist: a file in a new folder creates it first instead of failing an open
+    /// (100,000 product pages each live in a folder of their own).
+    private var folders: Set<Substring> = [""]
     private var done = false
 
     /// Starts a staging folder beside `output`. `previous`: the current tree's files and hashes, to link unchanged ones.
@@ -56,6 +59,13 @@ public final class StagedTree: @unchecked Sendable {
 
     public func put(_ path: String, bytes: UnsafeRawBufferPointer, sha256: String) throws {
         let dest = stagingPath + "/" + path
+        let folder = path.lastIndex(of: "/").map { path[..<$0] } ?? ""
+        lock.lock()
+        let known = folders.contains(folder)
+        lock.unlock()
+        if !known, ensureParent(of: path) {   // a failure shows as the open's error below
+            lock.lock(); folders.insert(folder); lock.unlock()
+        }
         var isLinked = false
         if previous[path] == sha256 {
             isLinked = link(outputPath + "/" + path, dest) == 0

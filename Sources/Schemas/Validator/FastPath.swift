@@ -23,6 +23,8 @@ final class FastNode {
     /// Declared properties in schema order (keys, their schemas, and a bit for each required one), as three arrays:
     /// the walk reads them per member and must not copy tuples.
     var propertyKeys: [String] = []
+    /// The same names as UTF-8, for the text walk (`TextCheck.swift`) to compare member names without making strings.
+    var propertyKeyBytes: [[UInt8]] = []
     var propertyNodes: [FastNode] = []
     var propertyBits: [UInt64] = []
     var propertyIndex: [String: Int]?
@@ -67,7 +69,7 @@ final class FastNode {
             for k in keys {
                 guard let c = build(n.properties[k]!) else { return nil }
                 let bit: UInt64 = n.required.firstIndex(of: k).map { 1 << UInt64($0) } ?? 0
-                f.propertyKeys.append(k); f.propertyNodes.append(c); f.propertyBits.append(bit)
+                f.propertyKeys.append(k); f.propertyKeyBytes.append(Array(k.utf8)); f.propertyNodes.append(c); f.propertyBits.append(bit)
                 f.requiredMask |= bit
             }
             // Required names without a schema of their own (their values fall to additionalProperties).

@@ -72,6 +72,20 @@ public final class JSONSchemaValidator: @unchecked Sendable {
         let e = Evaluator(options: options, compiler: compiler, collectErrors: false)
         return e.eval(root, instance, collect: false).valid
     }
+
+    /// The verdict on JSON text (UTF-8): checked from the bytes in one pass when the schema has the fast path, else
+    /// parsed and evaluated. Text that is not one well-formed JSON value is invalid.
+    public func isValid(text: UnsafeRawBufferPointer) -> Bool {
+        if let f = fast, f.check(text: text) { return true }
+        guard let v = try? JSONReader.parse(text.assumingMemoryBound(to: UInt8.self)) else { return false }
+        return isValid(v)
+    }
+
+    /// Every error of JSON text; text that does not parse throws the reader's error (with line and column).
+    public func validate(text: UnsafeRawBufferPointer) throws -> [ValidationError] {
+        if let f = fast, f.check(text: text) { return [] }
+        return validate(try JSONReader.parse(text.assumingMemoryBound(to: UInt8.self)))
+    }
 }
 
 /// A compiled schema (or boolean schema).
