@@ -40,23 +40,70 @@ public struct SearchDocument: Sendable {
 ///   Under the client's union semantics the left-out words mostly add noise: "dewalt drill 20" would also list
 ///   every product with a bare "20" in its name.
 public enum SeedIndex {
-    public static func build(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1) -> JSON {
-        // Each product's keys and entry, in parallel chunks; each chunk also gathers its own keyword → products map,
-        // and the maps are merged in chunk order, so every list stays in product order whatever the thread count.
-        let parts = Chunks.partials(docs.count, threads: threads) { range -> (keys: [String: [Int]], entries: [JSON]) in
-            var local: [String: [Int]] = [:], entries: [JSON] = []
+    /// The index as text, straight into `out` (no `JSON` value: the full index of 100,000 products holds 12 million).
+    public static func write(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1,
+                             to out: JSONStream) throws {
+        // Each product's keys and entry text, in parallel chunks; each chunk also gathers its own keyword → products
+        // map, and the maps are merged in chunk order, so every list stays in product order whatever the thread count.
+        let parts = Chunks.partials(docs.count, threads: threads) { range -> (keys: [String: [Int]], entries: Result<[UInt8], Error>) in
+            var local: [String: [Int]] = [:]
             var memo = FieldKeys()
-            entries.reserveCapacity(range.count)
-            for i in range {
-                let e = entry(docs[i], compact: compact, memo: &memo)
-                for k in e.keys { local[k, default: []].append(i) }
-                entries.append(e.json)
+            let text = JSONStream(capacity: range.count * 256)
+            let written = Result<[UInt8], Error> {
+                for i in range {
+                    let keys = try entry(docs[i], compact: compact, memo: &memo, to: text)
+                    for k in keys { local[k, default: []].append(i) }
+                }
+                return text.bytes
             }
-            return (local, entries)
+            return (local, written)
         }
         let keywordIds = Chunks.merge(parts.map(\.keys))
-        let productJSON = parts.flatMap(\.entries)
-        return finish(docs, keywordIds, productJSON, version: version, generatedAt: generatedAt, idMaps: !compact, threads: threads)
+        // Each id as JSON text once: the maps repeat every id a hundred times.
+        let idText = Chunks.map(docs.count, threads: threads) { i in
+            let t = JSONStream(capacity: docs[i].id.utf8.count + 2); t.string(docs[i].id); return t.bytes
+        }
+        func idMap(_ m: [String: [Int]]) {
+            // Keys in the order of their first product (then by name), not alphabetically: the words of one product
+            // sit together and their lists start alike, which gzip turns into back-references (real corpus: compact
+            // −4.4 %, full −2.9 % gzip). A client reads the maps as dictionaries, so the order is free.
+            let keys = m.keys.map { ($0, m[$0]![0]) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
+            let chunks = Chunks.partials(keys.count, threads: threads) { range -> [UInt8] in
+                let t = JSONStream(capacity: range.count * 64)
+                for k in keys[range] {
+                    t.key(k); t.beginArray()
+                    for i in m[k]! { t.raw(idText[i]) }
+                    t.endArray()
+                }
+                return t.bytes
+            }
+            out.beginObject()
+            for c in chunks where !c.isEmpty { out.raw(c) }
+            out.endObject()
+        }
+        var categories: [String: [Int]] = [:], brands: [String: [Int]] = [:]
+        for (i, d) in docs.enumerated() where !compact {
+            categories[d.category, default: []].append(i)
+            brands[d.brand, default: []].append(i)
+        }
+        out.beginObject()
+        out.key("version"); out.string(version)
+        out.key("generatedAt"); out.string(generatedAt)
+        out.key("totalProducts"); out.int(docs.count)
+        out.key("products"); out.beginArray()
+        for p in parts { let entries = try p.entries.get(); if !entries.isEmpty { out.raw(entries) } }
+        out.endArray()
+        out.key("keywords"); idMap(keywordIds)
+        out.key("categories"); idMap(categories)
+        out.key("brands"); idMap(brands)
+        out.endObject()
+    }
+
+    /// The index as a `JSON` value (tests and tools; the build streams it with `write`).
+    public static func build(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1) throws -> JSON {
+        let out = JSONStream()
+        try write(docs, version: version, generatedAt: generatedAt, compact: compact, threads: threads, to: out)
+        return try out.withBytes { try JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     /// The keys of a brand or category text, computed once per distinct text: a catalog has far fewer brands and
@@ -70,7 +117,8 @@ public enum SeedIndex {
         var description = TermMemo()
     }
 
-    static func entry(_ d: SearchDocument, compact: Bool, memo: inout FieldKeys) -> (keys: [String], json: JSON) {
+    /// Writes the product's entry and returns the keys it is indexed under.
+    static func entry(_ d: SearchDocument, compact: Bool, memo: inout FieldKeys, to out: JSONStream) throws -> Set<String> {
         var keys = Set<String>()
         if compact {
             if let parts = TermMemo.perToken(d.name, &memo.compactTokens, { Array(compactWords($0)) }) {
@@ -100,14 +148,20 @@ public enum SeedIndex {
             keys.remove("")
         }
         keys.remove("")
+        out.beginObject()
+        out.key("id"); out.string(d.id)
+        out.key("name"); out.string(d.name)
+        out.key("brand"); out.string(d.brand)
+        out.key("category"); out.string(d.category)
+        out.key("price"); if let p = d.price { try out.number(p) } else { out.null() }
+        out.key("rating"); try out.double(d.rating.map { compact ? ($0 * 10).rounded() / 10 : $0 })
         // A product lists exactly the keys it is indexed under (the full index only).
-        let own = compact ? [] : keys.sorted()
-        return (Array(keys), .obj([
-            "id": .string(d.id), "name": .string(d.name), "brand": .string(d.brand), "category": .string(d.category),
-            "price": d.price.map(JSON.number) ?? .null,
-            "rating": d.rating.map { JSON.double(compact ? ($0 * 10).rounded() / 10 : $0) } ?? .null,
-            "keywords": .strings(own), "imageUrl": .string(compact ? "" : d.imageUrl),
-        ]))
+        out.key("keywords"); out.beginArray()
+        if !compact { for k in keys.sorted() { out.string(k) } }
+        out.endArray()
+        out.key("imageUrl"); out.string(compact ? "" : d.imageUrl)
+        out.endObject()
+        return keys
     }
 
     /// The full index's keys of a name, brand or category: its words as the client can send them (lowercased, with
@@ -120,28 +174,6 @@ public enum SeedIndex {
             if s.count >= Analyzer.minimumLength { keys.insert(s) }
         }
         return keys
-    }
-
-    static func finish(_ docs: [SearchDocument], _ keywordIds: [String: [Int]], _ productJSON: [JSON], version: String,
-                       generatedAt: String, idMaps: Bool, threads: Int = 1) -> JSON {
-        // Keys in the order of their first product (then by name), not alphabetically: the words of one product sit
-        // together and their lists start alike, which gzip turns into back-references (real corpus: compact −4.4 %,
-        // full −2.9 % gzip). A client reads the maps as dictionaries, so the order is free.
-        func idMap(_ m: [String: [Int]]) -> JSON {
-            let keys = m.keys.map { ($0, m[$0]![0]) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
-            let values = Chunks.map(keys.count, threads: threads) { i in JSON.strings(m[keys[i]]!.map { docs[$0].id }) }
-            return .object(JSONObject(zip(keys, values).map { ($0, $1) }))
-        }
-        var categories: [String: [Int]] = [:], brands: [String: [Int]] = [:]
-        for (i, d) in docs.enumerated() where idMaps {
-            categories[d.category, default: []].append(i)
-            brands[d.brand, default: []].append(i)
-        }
-        return .obj([
-            "version": .string(version), "generatedAt": .string(generatedAt), "totalProducts": .int(docs.count),
-            "products": .array(productJSON), "keywords": idMap(keywordIds),
-            "categories": idMap(categories), "brands": idMap(brands),
-        ])
     }
 
     /// Category or brand names that only say "no particular one" ("Other", "Misc"): like "Uncategorized", every

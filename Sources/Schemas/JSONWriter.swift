@@ -31,7 +31,7 @@ public struct JSONWriter {
 
     public func write(_ value: JSON, into out: inout [UInt8]) throws { try withBytes(value) { out.append(contentsOf: $0) } }
 
-    private func write(_ value: JSON, _ sink: inout ByteSink) throws {
+    func write(_ value: JSON, _ sink: inout ByteSink) throws {
         do {
             try emit(value, &sink, 0)
             if pretty { sink.byte(0x0A) }
@@ -88,7 +88,7 @@ public struct JSONWriter {
         for _ in 0..<(depth * 2) { out.byte(0x20) }
     }
 
-    private static func writeNumber(_ n: JSONNumber, _ out: inout ByteSink) throws {
+    static func writeNumber(_ n: JSONNumber, _ out: inout ByteSink) throws {
         switch n.storage {
         case .int(let i): writeInt(i, &out)
         case .double(let d):
@@ -98,7 +98,7 @@ public struct JSONWriter {
         }
     }
 
-    private static func writeInt(_ v: Int, _ out: inout ByteSink) {
+    static func writeInt(_ v: Int, _ out: inout ByteSink) {
         if v == 0 { out.byte(0x30); return }
         if v == Int.min { out.string(String(v)); return }
         var n = v

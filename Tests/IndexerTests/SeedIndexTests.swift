@@ -18,8 +18,8 @@ final class SeedIndexTests: XCTestCase {
         Dictionary(uniqueKeysWithValues: (index["keywords"]?.objectValue?.members ?? []).map { ($0.key, $0.value.arrayValue!.map { $0.stringValue! }) })
     }
 
-    func testCompactKeepsDistinguishingWordsOnly() {
-        let compact = keys(SeedIndex.build(Self.docs, version: "v", generatedAt: "2026-01-01T00:00:00Z", compact: true))
+    func testCompactKeepsDistinguishingWordsOnly() throws {
+        let compact = keys(try SeedIndex.build(Self.docs, version: "v", generatedAt: "2026-01-01T00:00:00Z", compact: true))
         // Units, numbers and measurements are left out; model-like words stay.
         for gone in ["in", "ft", "12", "1/2", "2-pack", "10"] {
             XCTAssertFalse(compact[gone, default: []].contains("1") || compact[gone, default: []].contains("2"), gone)
@@ -32,19 +32,19 @@ final class SeedIndexTests: XCTestCase {
         XCTAssertNil(compact["unbranded"]); XCTAssertNil(compact["uncategorized"])
         // A name made only of left-out words still finds its product.
         XCTAssertEqual(compact["10"], ["3"])
-        XCTAssertTrue(SeedIndex.Client(SeedIndex.build(Self.docs, version: "v", generatedAt: "x", compact: true)).finds("3", "10 ft. 2-Pack"))
+        XCTAssertTrue(SeedIndex.Client(try SeedIndex.build(Self.docs, version: "v", generatedAt: "x", compact: true)).finds("3", "10 ft. 2-Pack"))
         // The full index keeps everything a client could send.
-        let full = keys(SeedIndex.build(Self.docs, version: "v", generatedAt: "x", compact: false))
+        let full = keys(try SeedIndex.build(Self.docs, version: "v", generatedAt: "x", compact: false))
         for kept in ["in", "in.", "12", "unbranded", "uncategorized", "(2-pack)", "2-pack"] { XCTAssertNotNil(full[kept], kept) }
     }
 
-    func testCompactDropsDerivableMapsAndRoundsRatings() {
-        let compact = SeedIndex.build(Self.docs, version: "v", generatedAt: "x", compact: true)
+    func testCompactDropsDerivableMapsAndRoundsRatings() throws {
+        let compact = try SeedIndex.build(Self.docs, version: "v", generatedAt: "x", compact: true)
         XCTAssertEqual(compact["categories"]?.objectValue?.members.count, 0)
         XCTAssertEqual(compact["brands"]?.objectValue?.members.count, 0)
         XCTAssertEqual(compact["products"]?[0]?["rating"]?.doubleValue, 4.5)
         XCTAssertEqual(compact["products"]?[0]?["imageUrl"]?.stringValue, "")
-        let full = SeedIndex.build(Self.docs, version: "v", generatedAt: "x", compact: false)
+        let full = try SeedIndex.build(Self.docs, version: "v", generatedAt: "x", compact: false)
         XCTAssertEqual(full["brands"]?["DEWALT"]?.arrayValue?.count, 1)
         XCTAssertEqual(full["products"]?[0]?["rating"]?.doubleValue, 4.4744)
     }

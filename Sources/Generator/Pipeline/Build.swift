@@ -228,7 +228,14 @@ public enum Build {
                             return Rendered(path: f.path, size: bytes.count, sha256: sha,
                                             schema: f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath })
                         }
-                        if let j = try f.content.json() {
+                        if case .streamed(_, let write) = f.content {
+                            let text = JSONStream(capacity: 1024)
+                            try write(text)
+                            res[i] = try text.withBytes { bytes -> Rendered? in
+                                if let k = f.kind, let e = checker.check(text: bytes, path: f.path, kind: k) { bad[i] = e; return nil }
+                                return try stage(bytes)
+                            }
+                        } else if let j = try f.content.json() {
                             if let k = f.kind, let e = checker.check(j, path: f.path, kind: k) { bad[i] = e; return }
                             res[i] = try JSONWriter().withBytes(j, stage)
                         } else if case .bytes(let b) = f.content {
@@ -259,7 +266,7 @@ public enum Build {
         }
         switch f.content {
         case .bytes(let b): return b.count / 64
-        case .deferred(let weight, _): return weight
+        case .deferred(let weight, _), .streamed(let weight, _): return weight
         case .json(.array(let a)): return a.reduce(a.count) { $0 + size($1) }
         case .json(.object(let o)): return o.members.reduce(o.count) { $0 + size($1.value) }
         case .json: return 1

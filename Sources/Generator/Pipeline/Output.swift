@@ -30,12 +30,19 @@ public struct OutputFile: Sendable {
         /// pages, a 90 MB search index) never sit in memory all together as JSON values. `weight` estimates the
         /// work (roughly the number of values), so the heaviest files start first.
         case deferred(weight: Int, render: @Sendable () throws -> JSON)
+        /// Written as text straight from typed values when the file is serialised (no `JSON` value at all), then
+        /// checked against its schema from the bytes: for the kinds with 100,000 files or 100 MB of text.
+        case streamed(weight: Int, write: @Sendable (JSONStream) throws -> Void)
 
-        /// The JSON value (rendering deferred content now); nil for raw bytes.
+        /// The JSON value (rendering deferred content now; streamed content is written and parsed back); nil for raw bytes.
         func json() throws -> JSON? {
             switch self {
             case .json(let j): return j
             case .deferred(_, let render): return try render()
+            case .streamed(_, let write):
+                let s = JSONStream()
+                try write(s)
+                return try s.withBytes { try JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) }
             case .bytes: return nil
             }
         }
@@ -58,13 +65,25 @@ public struct OutputFile: Sendable {
     public init(path: String, kind: OutputKind, stampsBuildTime: Bool = false, weight: Int, render: @escaping @Sendable () throws -> JSON) {
         self.path = path; self.content = .deferred(weight: weight, render: render); self.kind = kind; self.stampsBuildTime = stampsBuildTime
     }
+    /// A JSON file written as text when it is validated and serialised (see `Content.streamed`).
+    public init(path: String, kind: OutputKind, stampsBuildTime: Bool = false, weight: Int, write: @escaping @Sendable (JSONStream) throws -> Void) {
+        self.path = path; self.content = .streamed(weight: weight, write: write); self.kind = kind; self.stampsBuildTime = stampsBuildTime
+    }
     init(path: String, content: Content, kind: OutputKind?, stampsBuildTime: Bool) {
         self.path = path; self.content = content; self.kind = kind; self.stampsBuildTime = stampsBuildTime
     }
 
     /// The same file with deferred content rendered now (to time a unit on its own).
     func materialised() throws -> OutputFile {
-        guard case .deferred = content, let json = try content.json() else { return self }
+        switch content {
+        case .deferred: break
+        case .streamed(_, let write):
+            let s = JSONStream()
+            try write(s)
+            return OutputFile(path: path, content: .streamed(weight: 1, write: { [bytes = s.bytes] in $0.raw(bytes) }), kind: kind, stampsBuildTime: stampsBuildTime)
+        default: return self
+        }
+        guard let json = try content.json() else { return self }
         return OutputFile(path: path, content: .json(json), kind: kind, stampsBuildTime: stampsBuildTime)
     }
 

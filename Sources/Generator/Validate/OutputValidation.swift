@@ -3,7 +3,7 @@ import Schemas
 
 /// The build validates every file against its kind's schema before anything is written, so the tree never
 /// publishes a file that breaks its own contract. Each kind's schema is compiled once; the checker is then shared
-/// by the workers that serialise the files (validation runs on each file's JSON just before its bytes are made).
+/// by the workers that serialise the files (validation runs on each file's JSON just before its bytes are made, or on its bytes when it is written as text).
 struct OutputValidation: Sendable {
     private var validators: [String: JSONSchemaValidator] = [:]
     private let meta: JSONSchemaValidator
@@ -18,11 +18,27 @@ struct OutputValidation: Sendable {
         }
     }
 
+    private func validator(_ kind: OutputKind) -> JSONSchemaValidator {
+        kind.name == SchemaPublisher.metaKind.name ? meta : validators[kind.name]!
+    }
+
     /// The first violation of `json` against the schema of `kind`, as a build error naming file, field and keyword.
     func check(_ json: JSON, path: String, kind: OutputKind) -> BuildError? {
-        let v = kind.name == SchemaPublisher.metaKind.name ? meta : validators[kind.name]!
+        let v = validator(kind)
         if v.isValid(json) { return nil }
-        let found = v.validate(json)
+        return violation(v.validate(json), path: path, kind: kind)
+    }
+
+    /// The same for a file written as text (`OutputFile.Content.streamed`): checked from its bytes, exactly as published.
+    func check(text: UnsafeRawBufferPointer, path: String, kind: OutputKind) -> BuildError? {
+        let v = validator(kind)
+        if v.isValid(text: text) { return nil }
+        do { return violation(try v.validate(text: text), path: path, kind: kind) } catch {
+            return BuildError(file: path, "is not well-formed JSON (a bug in its writer): \(error)")
+        }
+    }
+
+    private func violation(_ found: [ValidationError], path: String, kind: OutputKind) -> BuildError? {
         guard let first = found.first else { return nil }
         return BuildError(file: path, field: first.instanceLocation.isEmpty ? "(root)" : first.instanceLocation,
                           "violates its schema \(kind.schemaPath) at keyword \(first.keywordLocation): \(first.message)"

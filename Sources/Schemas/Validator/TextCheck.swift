@@ -309,13 +309,16 @@ struct TextCursor {
             if let m = n.exclusiveMinimum, !(m < x) { return false }
             if let m = n.exclusiveMaximum, !(x < m) { return false }
         case .string where n.minLength != nil || n.maxLength != nil || n.pattern != nil:
-            if (n.minLength != nil || n.maxLength != nil) && !s.escaped {
+            let bytes = s.end - s.start
+            // UTF-8 bytes bound the code-point count (1 to 4 bytes each); count only when the bound is not enough.
+            if !s.escaped && ((n.maxLength.map { bytes > $0 } ?? false) || (n.minLength.map { (bytes + 3) / 4 < $0 } ?? false)) {
                 // Code points = bytes that do not continue a sequence (the token is valid UTF-8).
                 var len = 0
                 for k in s.start..<s.end where base[k] & 0xC0 != 0x80 { len += 1 }
                 if let m = n.maxLength, len > m { return false }
                 if let m = n.minLength, len < m { return false }
             }
+            guard n.pattern != nil || s.escaped else { break }
             guard let text = string(s) else { return false }
             if s.escaped {
                 let len = text.unicodeScalars.count

@@ -122,7 +122,11 @@ final class ValidateTests: XCTestCase {
                                      OutputFile(path: "things/b.json", json: ["count": -2], kind: Self.kind),
                                      // Deferred files are checked the same way when they are rendered.
                                      OutputFile(path: "things/c.json", kind: Self.kind, weight: 1) { ["count": 3] },
-                                     OutputFile(path: "things/d.json", kind: Self.kind, weight: 1) { ["count": "many"] }],
+                                     OutputFile(path: "things/d.json", kind: Self.kind, weight: 1) { ["count": "many"] },
+                                     // Streamed files are checked from their text: a violation, and text that is not JSON.
+                                     OutputFile(path: "things/e.json", kind: Self.kind, weight: 1) { s in s.beginObject(); s.key("count"); s.int(4); s.endObject() },
+                                     OutputFile(path: "things/f.json", kind: Self.kind, weight: 1) { s in s.beginObject(); s.key("count"); try s.double(0.5); s.endObject() },
+                                     OutputFile(path: "things/g.json", kind: Self.kind, weight: 1) { s in s.beginObject(); s.key("count"); s.int(5) }],
                              kinds: [Self.kind])
             }
         }
@@ -133,7 +137,9 @@ final class ValidateTests: XCTestCase {
             let m = "\(e)"
             XCTAssertTrue(m.contains("things/b.json") && m.contains("/count") && m.contains("minimum"), m)
             XCTAssertTrue(m.contains("things/d.json") && m.contains("type"), m)
-            XCTAssertFalse(m.contains("things/a.json") || m.contains("things/c.json"), m)
+            XCTAssertTrue(m.contains("things/f.json") && m.contains("/count") && m.contains("type"), m)
+            XCTAssertTrue(m.contains("things/g.json") && m.contains("not well-formed JSON"), m)
+            XCTAssertFalse(m.contains("things/a.json") || m.contains("things/c.json") || m.contains("things/e.json"), m)
         }
         XCTAssertEqual(TestSupport.snapshot(out), before)
     }

@@ -18,6 +18,7 @@ final class PagesRulesTests: XCTestCase {
                 case .json(let j): return OutputFile(path: path, json: j, kind: Self.kind)
                 case .bytes(let b): return OutputFile(path: path, bytes: b)
                 case .deferred(let weight, let render): return OutputFile(path: path, kind: Self.kind, weight: weight, render: render)
+                case .streamed(let weight, let write): return OutputFile(path: path, kind: Self.kind, weight: weight, write: write)
                 }
             }, kinds: [Self.kind])
         }

@@ -19,34 +19,48 @@ struct ProductDetailsOutput: CatalogOutput {
     var kinds: [OutputKind] { [Self.kind] }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
-        // Deferred: each page is rendered when it is validated and serialised (see OutputFile.Content.deferred).
+        // Streamed: each page is written as text when it is validated and staged (see OutputFile.Content.streamed).
         c.model.products.indices.map { i in
-            OutputFile(path: "products/\(c.model.products[i].segment)/details.json", kind: Self.kind, weight: 40) { try Self.page(c.model.products[i], c) }
+            OutputFile(path: "products/\(c.model.products[i].segment)/details.json", kind: Self.kind, weight: 40) { try Self.write(c.model.products[i], c, to: $0) }
         }
     }
 
-    static func page(_ p: Product, _ c: CatalogContext) throws -> JSON {
-        let m = c.model
-        let node = m.categories[p.categoryId]
+    /// The page, member by member in the schema's order (the schema above checks every page from its text).
+    static func write(_ p: Product, _ c: CatalogContext, to s: JSONStream) throws {
+        let node = c.model.categories[p.categoryId]
         let trail = c.categoryTrails[p.categoryId] ?? (names: .array([]), joined: "")
-        var specs = JSONObject()
-        specs.append("Brand", .string(c.brandName(p)))
-        specs.append("Category", .string(trail.joined))
-        specs.append("Availability", .string(p.inStock ? "In stock" : "Out of stock"))
-        for (k, v) in p.extra where specs[k] == nil { specs.append(k, .string(v)) }
-        let images: [JSON] = p.imageUrl.map { [.obj(["url": .string($0), "size": "default"])] } ?? []
-        return .obj([
-            "productId": .string(p.segment), "title": .string(p.name), "description": .string(p.description),
-            "brand": .obj(["name": .string(c.brandName(p)), "slug": .string(c.brandSlug(p))]),
-            "pricing": .obj(["currentPrice": .number(p.price!), "currency": .string(p.currency)]),
-            // A product without reviews has average 0 and count 0 (the app's Rating requires numbers).
-            "rating": .obj(["average": .double(p.ratingAverage ?? 0), "count": .int(p.ratingAverage == nil ? 0 : p.ratingCount)]),
-            "media": .obj(["images": .array(images)]),
-            "specifications": .object(specs),
-            "availability": .obj(["inStock": .bool(p.inStock)]),
-            "category": .obj(["id": .string(node?.path ?? p.categoryId), "name": .string(node?.name ?? p.categoryId), "path": trail.names]),
-            "links": .obj(["deeplink": .string("\(c.site.urlScheme)://product/\(p.segment)"),
-                           "category": .string("categories/\(node?.path ?? p.categoryId).json")]),
-        ])
+        let brand = c.brandName(p)
+        s.beginObject()
+        s.key("productId"); s.string(p.segment)
+        s.key("title"); s.string(p.name)
+        s.key("description"); s.string(p.description)
+        s.key("brand"); s.beginObject(); s.key("name"); s.string(brand); s.key("slug"); s.string(c.brandSlug(p)); s.endObject()
+        s.key("pricing"); s.beginObject(); s.key("currentPrice"); try s.number(p.price!); s.key("currency"); s.string(p.currency); s.endObject()
+        // A product without reviews has average 0 and count 0 (the app's Rating requires numbers).
+        s.key("rating"); s.beginObject()
+        s.key("average"); try s.double(p.ratingAverage ?? 0); s.key("count"); s.int(p.ratingAverage == nil ? 0 : p.ratingCount)
+        s.endObject()
+        s.key("media"); s.beginObject(); s.key("images"); s.beginArray()
+        if let url = p.imageUrl { s.beginObject(); s.key("url"); s.string(url); s.key("size"); s.string("default"); s.endObject() }
+        s.endArray(); s.endObject()
+        // The three stated specifications first, then the record's own fields (each name once, first one wins).
+        s.key("specifications"); s.beginObject()
+        s.key("Brand"); s.string(brand)
+        s.key("Category"); s.string(trail.joined)
+        s.key("Availability"); s.string(p.inStock ? "In stock" : "Out of stock")
+        for (i, (k, v)) in p.extra.enumerated()
+        where k != "Brand" && k != "Category" && k != "Availability" && !p.extra[..<i].contains(where: { $0.0 == k }) {
+            s.key(k); s.string(v)
+        }
+        s.endObject()
+        s.key("availability"); s.beginObject(); s.key("inStock"); s.bool(p.inStock); s.endObject()
+        s.key("category"); s.beginObject()
+        s.key("id"); s.string(node?.path ?? p.categoryId); s.key("name"); s.string(node?.name ?? p.categoryId); s.key("path"); try s.value(trail.names)
+        s.endObject()
+        s.key("links"); s.beginObject()
+        s.key("deeplink"); s.string("\(c.site.urlScheme)://product/\(p.segment)")
+        s.key("category"); s.string("categories/\(node?.path ?? p.categoryId).json")
+        s.endObject()
+        s.endObject()
     }
 }
