@@ -38,7 +38,8 @@ public struct RankedIndexBuilder: Sendable {
     public var settings: Settings
     public init(settings: Settings = Settings()) { self.settings = settings }
 
-    public struct Output { public var files: [(path: String, json: JSON)]; public var metaPath: String }
+    /// Each file as JSON text, serialised once: its name is a hash of these bytes, and they are what gets published.
+    public struct Output { public var files: [(path: String, text: [UInt8])]; public var metaPath: String }
 
     /// `folder` is the path prefix of every file (e.g. `search`); documents keep the given order (which is the
     /// store order: put documents that are often found together next to each other).
@@ -89,7 +90,7 @@ public struct RankedIndexBuilder: Sendable {
         scored.sort { Self.byteOrder($0.term, $1.term) }
 
         let writer = JSONWriter()
-        var files: [(String, JSON)] = []
+        var files: [(String, [UInt8])] = []
         // Term shards by term range.
         var shardEntries: [JSON] = []
         var i = 0
@@ -105,9 +106,9 @@ public struct RankedIndexBuilder: Sendable {
                 lastTerm = scored[i].term
                 bytes += cost; i += 1
             }
-            let json: JSON = .obj(["terms": .array(terms), "postings": .array(lists)])
-            let path = "\(folder)/terms/\(try Self.contentName(json, writer)).json"
-            files.append((path, json))
+            let text = try writer.bytes(.obj(["terms": .array(terms), "postings": .array(lists)]))
+            let path = "\(folder)/terms/\(Self.contentName(text)).json"
+            files.append((path, text))
             shardEntries.append(.obj(["first": .string(first), "last": .string(lastTerm), "path": .string(path)]))
         }
         // Vocabulary by length, for one-typo candidates (a term within one edit has length L−1, L or L+1).
@@ -115,9 +116,9 @@ public struct RankedIndexBuilder: Sendable {
         for e in scored where e.term.count >= Query.typoMinimumLength - 1 { byLength[e.term.count, default: []].append(e.term) }
         var vocab: [JSON] = []
         for (len, terms) in byLength.sorted(by: { $0.key < $1.key }) {
-            let json: JSON = .obj(["length": .int(len), "terms": .strings(terms)])
-            let path = "\(folder)/vocab/\(len)-\(try Self.contentName(json, writer)).json"
-            files.append((path, json))
+            let text = try writer.bytes(.obj(["length": .int(len), "terms": .strings(terms)]))
+            let path = "\(folder)/vocab/\(len)-\(Self.contentName(text)).json"
+            files.append((path, text))
             vocab.append(.obj(["length": .int(len), "path": .string(path)]))
         }
         // Result store in document order. A shard ends early rather than split a group that would fit in the next
@@ -133,9 +134,9 @@ public struct RankedIndexBuilder: Sendable {
                 if end == start || groupEnd - end > s.storeShardSize { end = min(start + s.storeShardSize, groupEnd) }
                 break
             }
-            let json: JSON = .obj(["first": .int(start), "documents": .array(docs[start..<end].map(\.stored))])
-            let path = "\(folder)/store/\(try Self.contentName(json, writer)).json"
-            files.append((path, json))
+            let text = try writer.bytes(.obj(["first": .int(start), "documents": .array(docs[start..<end].map(\.stored))]))
+            let path = "\(folder)/store/\(Self.contentName(text)).json"
+            files.append((path, text))
             store.append(.obj(["first": .int(start), "path": .string(path)]))
             start = end
         }
@@ -155,7 +156,7 @@ public struct RankedIndexBuilder: Sendable {
             "store": .obj(["maxShardSize": .int(s.storeShardSize), "shards": .array(store)]),
         ])
         let metaPath = "\(folder)/meta.json"
-        files.append((metaPath, meta))
+        files.append((metaPath, try writer.bytes(meta)))
         return Output(files: files, metaPath: metaPath)
     }
 
@@ -170,9 +171,9 @@ public struct RankedIndexBuilder: Sendable {
 
     /// 16 hex digits of FNV-1a (64-bit) over the serialised bytes: a cache-busting name, not a security hash
     /// (the release's file index carries SHA-256 for every file).
-    static func contentName(_ json: JSON, _ writer: JSONWriter) throws -> String {
+    static func contentName(_ text: [UInt8]) -> String {
         var h: UInt64 = 0xcbf29ce484222325
-        for b in try writer.bytes(json) { h = (h ^ UInt64(b)) &* 0x100000001b3 }
+        for b in text { h = (h ^ UInt64(b)) &* 0x100000001b3 }
         return String(format: "%016llx", h)
     }
 }

@@ -8,12 +8,32 @@ import Foundation
 /// balanced; the result is meant to be checked against its schema from the text (`JSONSchemaValidator.isValid(text:)`),
 /// which also catches a malformed stream.
 public final class JSONStream {
-    var sink: ByteSink
-    /// Whether the next member or element needs a comma before it.
-    private var needsComma = false
+    /// The buffer and the comma flag live behind a pointer: a class's stored `var`s are checked for exclusive access
+    /// at run time on every use, which costs more than the writing itself.
+    private struct State {
+        var sink: ByteSink
+        /// Whether the next member or element needs a comma before it.
+        var needsComma = false
+    }
+    private let state: UnsafeMutablePointer<State>
+    private var sink: ByteSink {
+        @inline(__always) _read { yield state.pointee.sink }
+        @inline(__always) _modify { yield &state.pointee.sink }
+    }
+    private var needsComma: Bool {
+        @inline(__always) get { state.pointee.needsComma }
+        @inline(__always) set { state.pointee.needsComma = newValue }
+    }
 
-    public init(capacity: Int = 4096) { sink = ByteSink(capacity: capacity) }
-    deinit { sink.release() }
+    public init(capacity: Int = 4096) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(sink: ByteSink(capacity: capacity)))
+    }
+    deinit {
+        state.pointee.sink.release()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
 
     /// Bytes written so far.
     public var count: Int { sink.count }

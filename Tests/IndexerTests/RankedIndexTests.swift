@@ -20,7 +20,7 @@ final class RankedIndexTests: XCTestCase {
     func files(_ settings: RankedIndexBuilder.Settings = .init()) throws -> [String: [UInt8]] {
         let out = try RankedIndexBuilder(settings: settings).build(docs, folder: "search")
         var map: [String: [UInt8]] = [:]
-        for (p, j) in out.files { map[p] = try JSONWriter().bytes(j) }
+        for (p, text) in out.files { map[p] = text }
         return map
     }
 

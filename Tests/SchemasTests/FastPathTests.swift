@@ -62,6 +62,21 @@ final class FastPathTests: XCTestCase {
         XCTAssertTrue(textVerdict(v, Array(#"{"a":""#.utf8) + [0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80] + Array(#""}"#.utf8)))
     }
 
+    /// Long strings are scanned eight bytes at a time: whatever the position of a special byte, it is seen.
+    func testTextWalkSeesEverySpecialByteInLongStrings() throws {
+        let v = try validator(["type": "array", "items": ["type": "string"]])
+        func text(_ inner: [UInt8]) -> [UInt8] { Array(#"[""#.utf8) + inner + Array(#""]"#.utf8) }
+        for at in 0..<20 {
+            func with(_ insert: [UInt8]) -> [UInt8] { var a = [UInt8](repeating: 0x61, count: 20); a.insert(contentsOf: insert, at: at); return a }
+            XCTAssertTrue(textVerdict(v, text(with(Array(#"\""#.utf8)))), "escaped quote at \(at)")
+            XCTAssertTrue(textVerdict(v, text(with(Array("é".utf8)))), "é at \(at)")
+            XCTAssertFalse(textVerdict(v, text(with([0x01]))), "control character at \(at)")
+            XCTAssertFalse(textVerdict(v, text(with([0xFF]))), "0xFF at \(at)")
+            XCTAssertFalse(textVerdict(v, text(with([0x5C, 0x71]))), "bad escape at \(at)")
+            XCTAssertFalse(textVerdict(v, text(with([0x22]))), "bare quote at \(at)")   // ends the string early
+        }
+    }
+
     /// Member names are compared as code points from the text (escaped or not); a repeated required member does not
     /// stand in for a missing one; nullable scalars are settled without making values.
     func testTextWalkOnObjects() throws {

@@ -9,91 +9,146 @@ import Foundation
 /// verdict and the errors. A schema that uses any other keyword (or a boolean `false` in a place the walk cannot
 /// settle) gets no fast path at all. The official suite checks that a `true` is never wrong.
 final class FastNode {
-    var typeMask: TypeMask?
-    var enumValues: [JSON]?
-    var constValue: JSON?
-    var minimum: JSONNumber?, maximum: JSONNumber?, exclusiveMinimum: JSONNumber?, exclusiveMaximum: JSONNumber?
-    var minLength: Int?, maxLength: Int?
+    // Every field is a `let`: a class's stored `var`s are checked for exclusive access at run time on each read, and
+    // the walks read a dozen fields per value.
+    let typeMask: TypeMask?
+    let enumValues: [JSON]?
+    let constValue: JSON?
+    let minimum: JSONNumber?, maximum: JSONNumber?, exclusiveMinimum: JSONNumber?, exclusiveMaximum: JSONNumber?
+    let minLength: Int?, maxLength: Int?
     /// The pattern, with its verdicts of short strings seen before: pages repeat the same category paths and
     /// currency codes, and ICU's matcher costs microseconds a call.
-    var pattern: (regex: NSRegularExpression, memo: PatternMemo)?
-    var minItems: Int?, maxItems: Int?
-    var items: FastNode?
-    var minProperties: Int?, maxProperties: Int?
-    /// Declared properties in schema order (keys, their schemas, and a bit for each required one), as three arrays:
-    /// the walk reads them per member and must not copy tuples.
-    var propertyKeys: [String] = []
+    let pattern: (regex: NSRegularExpression, memo: PatternMemo)?
+    let minItems: Int?, maxItems: Int?
+    let items: FastNode?
+    let minProperties: Int?, maxProperties: Int?
+    /// Declared properties in schema order (keys, their schemas, and a bit for each required one), as parallel
+    /// arrays: the walk reads them per member and must not copy tuples.
+    let propertyKeys: [String]
     /// The same names as UTF-8, for the text walk (`TextCheck.swift`) to compare member names without making strings.
-    var propertyKeyBytes: [[UInt8]] = []
-    var propertyNodes: [FastNode] = []
-    var propertyBits: [UInt64] = []
-    var propertyIndex: [String: Int]?
-    var requiredMask: UInt64 = 0
-    var otherRequired: [(String, UInt64)] = []
+    let propertyKeyBytes: [[UInt8]]
+    let propertyNodes: [FastNode]
+    let propertyBits: [UInt64]
+    let propertyIndex: [String: Int]?
+    let requiredMask: UInt64
+    let otherRequired: [(String, UInt64)]
     /// nil: any other member is allowed; otherwise each other member must match it.
-    var additional: FastNode?
+    let additional: FastNode?
     /// Every member name must match it.
-    var propertyNames: FastNode?
-    var allOf: [FastNode] = []
-    var anyOf: [FastNode] = []
-    var ref: FastNode?
-    var alwaysFalse = false
-    var hasObjectKeywords = false
+    let propertyNames: FastNode?
+    let allOf: [FastNode]
+    let anyOf: [FastNode]
+    /// The `$ref` target, through a box: a target may be an ancestor still being compiled.
+    let ref: Target?
+    let alwaysFalse: Bool
+    let hasObjectKeywords: Bool
+
+    final class Target { var node: FastNode? }
+
+    /// A boolean schema.
+    private init(always value: Bool) {
+        alwaysFalse = !value
+        typeMask = nil; enumValues = nil; constValue = JSON?.none; minimum = nil; maximum = nil; exclusiveMinimum = nil
+        exclusiveMaximum = nil; minLength = nil; maxLength = nil; pattern = nil; minItems = nil; maxItems = nil; items = nil
+        minProperties = nil; maxProperties = nil; propertyKeys = []; propertyKeyBytes = []; propertyNodes = []
+        propertyBits = []; propertyIndex = nil; requiredMask = 0; otherRequired = []; additional = nil; propertyNames = nil
+        allOf = []; anyOf = []; ref = nil; hasObjectKeywords = false
+    }
+
+    private init(_ n: SchemaNode, ref: Target?, items: FastNode?, properties: [(String, FastNode)], additional: FastNode?,
+                 propertyNames: FastNode?, allOf: [FastNode], anyOf: [FastNode]) {
+        alwaysFalse = false
+        self.ref = ref
+        typeMask = n.typeMask
+        enumValues = n.enumValues
+        constValue = n.hasConst ? .some(n.constValue ?? .null) : JSON?.none   // (JSON takes a nil literal as null)
+        minimum = n.minimum; maximum = n.maximum
+        exclusiveMinimum = n.exclusiveMinimum; exclusiveMaximum = n.exclusiveMaximum
+        minLength = n.minLength; maxLength = n.maxLength
+        pattern = n.pattern.map { ($0, PatternMemo()) }
+        minItems = n.minItems; maxItems = n.maxItems
+        minProperties = n.minProperties; maxProperties = n.maxProperties
+        self.items = items
+        propertyKeys = properties.map(\.0)
+        propertyKeyBytes = properties.map { Array($0.0.utf8) }
+        propertyNodes = properties.map(\.1)
+        let bits: [UInt64] = properties.map { k, _ in n.required.firstIndex(of: k).map { 1 << UInt64($0) } ?? 0 }
+        propertyBits = bits
+        var mask = bits.reduce(0, |)
+        // Required names without a schema of their own (their values fall to additionalProperties).
+        var other: [(String, UInt64)] = []
+        for (i, k) in n.required.enumerated() where n.properties[k] == nil && !other.contains(where: { $0.0 == k }) {
+            other.append((k, 1 << UInt64(i)))
+            mask |= 1 << UInt64(i)
+        }
+        otherRequired = other
+        requiredMask = mask
+        propertyIndex = properties.count > 12
+            ? Dictionary(properties.enumerated().map { ($1.0, $0) }, uniquingKeysWith: { a, _ in a }) : nil
+        self.additional = additional
+        self.propertyNames = propertyNames
+        self.allOf = allOf
+        self.anyOf = anyOf
+        hasObjectKeywords = !properties.isEmpty || additional != nil || propertyNames != nil || n.minProperties != nil || n.maxProperties != nil
+    }
 
     /// Compiles `root`, or nil when a keyword outside the subset appears anywhere below it.
     static func compile(_ root: SchemaNode, formatAssertion: Bool) -> FastNode? {
-        var memo: [ObjectIdentifier: FastNode] = [:]
+        var done: [ObjectIdentifier: FastNode] = [:]
+        var targets: [ObjectIdentifier: Target] = [:]
+        var building: Set<ObjectIdentifier> = []
         func build(_ n: SchemaNode) -> FastNode? {
-            if let done = memo[ObjectIdentifier(n)] { return done }
-            let f = FastNode()
-            memo[ObjectIdentifier(n)] = f   // before the children: `$ref` cycles end here
-            if let b = n.boolean { f.alwaysFalse = !b; return f }
+            let id = ObjectIdentifier(n)
+            if let f = done[id] { return f }
+            if let b = n.boolean { let f = FastNode(always: b); done[id] = f; return f }
             guard n.validation, n.dynamicRef == nil, !(formatAssertion && n.format != nil),
                   n.multipleOf == nil, !n.uniqueItems, n.contains == nil, n.prefixItems.isEmpty,
                   n.patternProperties.isEmpty, n.dependentSchemas.isEmpty, n.dependentRequired.isEmpty,
                   n.oneOf.isEmpty, n.not == nil, n.ifSchema == nil, n.thenSchema == nil, n.elseSchema == nil,
                   n.unevaluatedItems == nil, n.unevaluatedProperties == nil, n.required.count <= 64 else { return nil }
-            if let t = n.refTarget { guard let r = build(t) else { return nil }; f.ref = r }
-            f.typeMask = n.typeMask
-            f.enumValues = n.enumValues
-            if n.hasConst { f.constValue = n.constValue ?? .null }
-            f.minimum = n.minimum; f.maximum = n.maximum
-            f.exclusiveMinimum = n.exclusiveMinimum; f.exclusiveMaximum = n.exclusiveMaximum
-            f.minLength = n.minLength; f.maxLength = n.maxLength
-            f.pattern = n.pattern.map { ($0, PatternMemo()) }
-            f.minItems = n.minItems; f.maxItems = n.maxItems
-            f.minProperties = n.minProperties; f.maxProperties = n.maxProperties
-            if let s = n.items { guard let i = build(s) else { return nil }; f.items = i }
+            // Children other than `$ref` targets form a tree below a node; cycles pass through `$ref` only.
+            guard !building.contains(id) else { return nil }
+            building.insert(id)
+            defer { building.remove(id) }
+            var ref: Target?
+            if let t = n.refTarget {
+                let tid = ObjectIdentifier(t)
+                if let box = targets[tid] { ref = box }
+                else {
+                    let box = Target()
+                    targets[tid] = box
+                    ref = box
+                    if !building.contains(tid) { guard let r = build(t) else { return nil }; box.node = r }
+                }
+            }
+            var items: FastNode?
+            if let s = n.items { guard let i = build(s) else { return nil }; items = i }
             let keys = n.propertyOrder.isEmpty ? n.properties.keys.sorted() : n.propertyOrder
             guard Set(keys) == Set(n.properties.keys) else { return nil }
-            for k in keys {
-                guard let c = build(n.properties[k]!) else { return nil }
-                let bit: UInt64 = n.required.firstIndex(of: k).map { 1 << UInt64($0) } ?? 0
-                f.propertyKeys.append(k); f.propertyKeyBytes.append(Array(k.utf8)); f.propertyNodes.append(c); f.propertyBits.append(bit)
-                f.requiredMask |= bit
-            }
-            // Required names without a schema of their own (their values fall to additionalProperties).
-            for (i, k) in n.required.enumerated() where n.properties[k] == nil && !f.otherRequired.contains(where: { $0.0 == k }) {
-                f.otherRequired.append((k, 1 << UInt64(i)))
-                f.requiredMask |= 1 << UInt64(i)
-            }
-            if f.propertyKeys.count > 12 {
-                f.propertyIndex = Dictionary(f.propertyKeys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-            }
-            if let a = n.additionalProperties { guard let c = build(a) else { return nil }; f.additional = c }
-            if let a = n.propertyNames { guard let c = build(a) else { return nil }; f.propertyNames = c }
-            for s in n.allOf { guard let c = build(s) else { return nil }; f.allOf.append(c) }
-            for s in n.anyOf { guard let c = build(s) else { return nil }; f.anyOf.append(c) }
-            f.hasObjectKeywords = !f.propertyKeys.isEmpty || f.additional != nil || f.propertyNames != nil || f.minProperties != nil || f.maxProperties != nil
+            var properties: [(String, FastNode)] = []
+            for k in keys { guard let c = build(n.properties[k]!) else { return nil }; properties.append((k, c)) }
+            var additional: FastNode?, names: FastNode?
+            if let a = n.additionalProperties { guard let c = build(a) else { return nil }; additional = c }
+            if let a = n.propertyNames { guard let c = build(a) else { return nil }; names = c }
+            var allOf: [FastNode] = [], anyOf: [FastNode] = []
+            for s in n.allOf { guard let c = build(s) else { return nil }; allOf.append(c) }
+            for s in n.anyOf { guard let c = build(s) else { return nil }; anyOf.append(c) }
+            let f = FastNode(n, ref: ref, items: items, properties: properties, additional: additional, propertyNames: names,
+                             allOf: allOf, anyOf: anyOf)
+            done[id] = f
+            targets[id]?.node = f   // a `$ref` to this node from below it
             return f
         }
-        return build(root)
+        guard let root = build(root) else { return nil }
+        // Every `$ref` target was compiled (a target that failed would have failed its referrer).
+        guard targets.values.allSatisfy({ $0.node != nil }) else { return nil }
+        return root
     }
 
     /// True only when the value is valid.
     func check(_ v: JSON) -> Bool {
         if alwaysFalse { return false }
-        if let r = ref, !r.check(v) { return false }
+        if let r = ref, !r.node!.check(v) { return false }
         if let t = typeMask, !t.matches(v) { return false }
         if let e = enumValues, !e.contains(v) { return false }
         if let c = constValue, c != v { return false }

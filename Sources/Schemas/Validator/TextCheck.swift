@@ -214,7 +214,18 @@ struct TextCursor {
         i += 1
         let start = i
         var escaped = false, ascii = true
-        while i < end {
+        while true {
+            // Eight bytes at a time while none is a quote, a backslash, a control character or non-ASCII (most text).
+            while end - i >= 8 {
+                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
+                let quote = w ^ 0x2222_2222_2222_2222, backslash = w ^ 0x5C5C_5C5C_5C5C_5C5C
+                let special = (w & high) | ((w &- 0x2020_2020_2020_2020) & ~w & high)
+                    | ((quote &- ones) & ~quote & high) | ((backslash &- ones) & ~backslash & high)
+                if special != 0 { break }
+                i += 8
+            }
+            guard i < end else { return nil }
             let b = base[i]
             if b == 0x22 {
                 let s = TextScalar(kind: .string, start: start, end: i, escaped: escaped)
@@ -239,7 +250,6 @@ struct TextCursor {
             }
             i += 1
         }
-        return nil
     }
 
     @inline(__always) static func isHex(_ b: UInt8) -> Bool { b &- 0x30 < 10 || (b | 0x20) &- 0x61 < 6 }
@@ -281,7 +291,7 @@ struct TextCursor {
     /// The scalar against `n` and everything it combines, from the bytes (only enum and const make a `JSON`).
     private func checkScalar(_ n: FastNode, _ s: TextScalar) -> Bool {
         if n.alwaysFalse { return false }
-        if let r = n.ref, !checkScalar(r, s) { return false }
+        if let r = n.ref, !checkScalar(r.node!, s) { return false }
         var number: JSONNumber?
         if let t = n.typeMask {
             let ok: Bool

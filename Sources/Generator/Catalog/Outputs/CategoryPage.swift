@@ -19,12 +19,22 @@ struct CategoryPageOutput: CatalogOutput {
         ]))
     var kinds: [OutputKind] { [Self.kind] }
 
-    static func productJSON(_ p: Product, _ c: CatalogContext) -> JSON {
-        .obj([
-            "product_id": .string(p.segment), "name": .string(p.name), "brand": .optional(p.brand),
-            "price": .number(p.price!), "rating": .optional(p.ratingAverage), "review_count": .int(p.ratingCount),
-            "category": .string(c.categoryPath(p)), "image_url": .optional(p.imageUrl), "in_stock": .bool(p.inStock),
-        ])
+    /// A product's list entry as text, in the schema's `product` shape: written once, shared by every page that
+    /// lists it (each product is on its category's page and on every ancestor's).
+    static func entryText(_ p: Product, _ c: CatalogContext) throws -> [UInt8] {
+        let s = JSONStream(capacity: 512)
+        s.beginObject()
+        s.key("product_id"); s.string(p.segment)
+        s.key("name"); s.string(p.name)
+        s.key("brand"); s.string(p.brand)
+        s.key("price"); try s.number(p.price!)
+        s.key("rating"); try s.double(p.ratingAverage)
+        s.key("review_count"); s.int(p.ratingCount)
+        s.key("category"); s.string(c.categoryPath(p))
+        s.key("image_url"); s.string(p.imageUrl)
+        s.key("in_stock"); s.bool(p.inStock)
+        s.endObject()
+        return s.bytes
     }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
@@ -38,13 +48,24 @@ struct CategoryPageOutput: CatalogOutput {
             for page in 1...pages {
                 let slice = items[min(items.count, (page - 1) * size)..<min(items.count, page * size)]
                 let path = page == 1 ? "categories/\(node.path).json" : "categories/\(node.path)/page-\(page).json"
-                let next: JSON = page < pages ? .string("categories/\(node.path)/page-\(page + 1).json") : .null
-                let json: JSON = .obj([
-                    "category_id": .string(node.path), "category_name": .string(node.name), "total_products": .int(items.count),
-                    "page": .int(page), "per_page": .int(c.site.pageSize > 0 ? size : items.count), "total_pages": .int(pages),
-                    "next_page": next, "products": .array(slice.map { c.listEntries[$0] }),
-                ])
-                files.append(OutputFile(path: path, json: json, kind: Self.kind))
+                let next = page < pages ? "categories/\(node.path)/page-\(page + 1).json" : nil
+                let perPage = c.site.pageSize > 0 ? size : items.count
+                // Streamed: written as text when validated and staged, from the shared entries.
+                files.append(OutputFile(path: path, kind: Self.kind, weight: slice.count * 12) { s in
+                    let entries = try c.listEntries.get()
+                    s.beginObject()
+                    s.key("category_id"); s.string(node.path)
+                    s.key("category_name"); s.string(node.name)
+                    s.key("total_products"); s.int(items.count)
+                    s.key("page"); s.int(page)
+                    s.key("per_page"); s.int(perPage)
+                    s.key("total_pages"); s.int(pages)
+                    s.key("next_page"); s.string(next)
+                    s.key("products"); s.beginArray()
+                    for i in slice { s.raw(entries[i]) }
+                    s.endArray()
+                    s.endObject()
+                })
             }
         }
         return files

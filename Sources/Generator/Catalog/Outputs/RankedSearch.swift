@@ -55,10 +55,11 @@ struct RankedSearchOutput: CatalogOutput {
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
         let out = try RankedIndexBuilder().build(Self.documents(c), folder: "search", threads: c.threads)
-        return out.files.map { path, json in
+        return out.files.map { path, text in
             let kind = path == out.metaPath ? Self.meta : path.hasPrefix("search/terms/") ? Self.terms
                 : path.hasPrefix("search/vocab/") ? Self.vocabulary : Self.store
-            return OutputFile(path: path, json: json, kind: kind)
+            // Already text (its name is a hash of it): checked against the kind's schema from these bytes.
+            return OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
         }
     }
 }

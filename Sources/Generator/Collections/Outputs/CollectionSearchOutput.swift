@@ -43,10 +43,10 @@ struct CollectionSearchOutput: CollectionOutput {
         }
         let out = try RankedIndexBuilder().build(docs, folder: Self.folder(decl), threads: context.threads)
         let k = kinds(decl)
-        return out.files.map { path, json in
+        return out.files.map { path, text in
             let rest = path.dropFirst(Self.folder(decl).count + 1)
             let kind = path == out.metaPath ? k[0] : rest.hasPrefix("terms/") ? k[1] : rest.hasPrefix("vocab/") ? k[2] : k[3]
-            return OutputFile(path: path, json: json, kind: kind)
+            return OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
         }
     }
 
