@@ -213,12 +213,13 @@ public enum Build {
         // Largest files first: a search index takes seconds on its own and must not start last.
         let weights = files.map(weight)
         let order = files.indices.sorted { (weights[$0], $1) > (weights[$1], $0) }
+        let checkers = try [checker] + (1..<max(1, threads)).map { _ in try checker.copy() }
         files.withUnsafeMutableBufferPointer { inputs in
         out.withUnsafeMutableBufferPointer { res in
         invalid.withUnsafeMutableBufferPointer { bad in
             errors.withUnsafeMutableBufferPointer { errs in
-                Parallel.forEach(order, threads: threads) { i in
-                    let f = inputs[i]
+                Parallel.forEach(order, threads: threads) { worker, i in
+                    let f = inputs[i], checker = checkers[worker]
                     defer { inputs[i] = f.withoutContent() }
                     do {
                         // Hash and stage the bytes straight from the writer's buffer: nothing is copied or kept.

@@ -6,17 +6,23 @@ import Foundation
 enum Parallel {
     /// Runs `body` for every index of `order` (heaviest first works best), on up to `threads` workers.
     static func forEach(_ order: [Int], threads: Int, _ body: (Int) -> Void) {
-        if threads <= 1 || order.count < 2 { order.forEach(body); return }
+        forEach(order, threads: threads) { _, i in body(i) }
+    }
+
+    /// The same, telling `body` which worker (0..<threads) runs it: workers can keep state of their own (objects
+    /// that every item touches are better not shared: two cores counting references to one object slow each other).
+    static func forEach(_ order: [Int], threads: Int, _ body: (_ worker: Int, _ item: Int) -> Void) {
+        if threads <= 1 || order.count < 2 { order.forEach { body(0, $0) }; return }
         let lock = NSLock()
         var next = 0
-        DispatchQueue.concurrentPerform(iterations: min(threads, order.count)) { _ in
+        DispatchQueue.concurrentPerform(iterations: min(threads, order.count)) { worker in
             while true {
                 lock.lock()
                 let k = next
                 next += 1
                 lock.unlock()
                 guard k < order.count else { return }
-                body(order[k])
+                body(worker, order[k])
             }
         }
     }

@@ -8,7 +8,10 @@ struct OutputValidation: Sendable {
     private var validators: [String: JSONSchemaValidator] = [:]
     private let meta: JSONSchemaValidator
 
+    private let kinds: [OutputKind], baseURL: String
+
     init(kinds: [OutputKind], baseURL: String) throws {
+        self.kinds = kinds; self.baseURL = baseURL
         let registry = SchemaRegistry()
         meta = try JSONSchemaValidator(schema: registry.documentForMeta(), registry: registry, baseURI: SchemaPublisher.metaSchemaURI)
         for k in kinds where validators[k.name] == nil && k.name != SchemaPublisher.metaKind.name {
@@ -17,6 +20,10 @@ struct OutputValidation: Sendable {
             catch { throw BuildError(file: k.schemaPath, "the schema of kind \(k.name) does not compile: \(error)") }
         }
     }
+
+    /// The same schemas compiled again, for another worker: each walk takes and drops references to the compiled
+    /// nodes, which is cheap on one core and slow when two cores do it to the same objects.
+    func copy() throws -> OutputValidation { try OutputValidation(kinds: kinds, baseURL: baseURL) }
 
     private func validator(_ kind: OutputKind) -> JSONSchemaValidator {
         kind.name == SchemaPublisher.metaKind.name ? meta : validators[kind.name]!
