@@ -193,9 +193,9 @@ public struct TermMemo {
 
     /// `f(token)` for each space-separated token of ASCII text, memoised by token (other text: nil, the caller
     /// analyses it whole).
-    static func perToken(_ text: String, _ cache: inout [String: [String]], _ f: (String) -> [String]) -> [[String]]? {
+    static func perToken<T>(_ text: String, _ cache: inout [String: [T]], _ f: (String) -> [T]) -> [[T]]? {
         guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        var out: [[String]] = []
+        var out: [[T]] = []
         for token in text.utf8.split(separator: 0x20) {
             let key = String(decoding: token, as: UTF8.self)
             if let known = cache[key] { out.append(known); continue }

@@ -45,20 +45,23 @@ public enum SeedIndex {
                              to out: JSONStream) throws {
         // Each product's keys and entry text, in parallel chunks; each chunk also gathers its own keyword → products
         // map, and the maps are merged in chunk order, so every list stays in product order whatever the thread count.
-        let parts = Chunks.partials(docs.count, threads: threads) { range -> (keys: [String: [Int]], entries: Result<[UInt8], Error>) in
-            var local: [String: [Int]] = [:]
+        let parts = Chunks.partials(docs.count, threads: threads) { range -> (words: Vocabulary, entries: Result<[UInt8], Error>) in
+            var words = Vocabulary()
             var memo = FieldKeys()
             let text = JSONStream(capacity: range.count * 256)
             let written = Result<[UInt8], Error> {
                 for i in range {
-                    let keys = try entry(docs[i], compact: compact, memo: &memo, to: text)
-                    for k in keys { local[k, default: []].append(i) }
+                    for k in try entry(docs[i], compact: compact, memo: &memo, words: &words, to: text) { words.postings[Int(k)].append(i) }
                 }
                 return text.bytes
             }
-            return (local, written)
+            return (words, written)
         }
-        let keywordIds = Chunks.merge(parts.map(\.keys))
+        // The chunks' words joined in chunk order, so every list stays in product order whatever the thread count.
+        var keywordIds: [String: [Int]] = [:]
+        for p in parts {
+            for (k, w) in p.words.words.enumerated() where !p.words.postings[k].isEmpty { keywordIds[w, default: []] += p.words.postings[k] }
+        }
         // Each id as JSON text once: the maps repeat every id a hundred times.
         let idText = Chunks.map(docs.count, threads: threads) { i in
             let t = JSONStream(capacity: docs[i].id.utf8.count + 2); t.string(docs[i].id); return t.bytes
@@ -106,48 +109,80 @@ public enum SeedIndex {
         return try out.withBytes { try JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) }
     }
 
-    /// The keys of a brand or category text, computed once per distinct text: a catalog has far fewer brands and
-    /// categories than products.
-    struct FieldKeys {
-        var full: [String: [String]] = [:]
-        var compact: [String: [String]] = [:]
-        /// Per space-separated token of ASCII names: their keys (a word never spans a space, see `TermMemo`).
-        var fullTokens: [String: [String]] = [:]
-        var compactTokens: [String: [String]] = [:]
-        var description = TermMemo()
+    /// The words of one chunk, numbered in order of appearance, with the products indexed under each: a product's
+    /// keys are collected as numbers (sorted and deduplicated as integers), so each word is hashed once per chunk
+    /// rather than once per product.
+    struct Vocabulary {
+        var numbers: [String: Int32] = [:]
+        var words: [String] = []
+        var postings: [[Int]] = []
+
+        mutating func number(_ w: String) -> Int32 {
+            if let n = numbers[w] { return n }
+            let n = Int32(words.count)
+            numbers[w] = n; words.append(w); postings.append([])
+            return n
+        }
+        mutating func numbers<S: Sequence<String>>(_ ws: S) -> [Int32] { ws.map { number($0) } }
     }
 
-    /// Writes the product's entry and returns the keys it is indexed under.
-    static func entry(_ d: SearchDocument, compact: Bool, memo: inout FieldKeys, to out: JSONStream) throws -> Set<String> {
-        var keys = Set<String>()
+    /// The keys of a brand or category text, computed once per distinct text (a catalog has far fewer brands and
+    /// categories than products), and of each space-separated token of ASCII names and descriptions (a word never
+    /// spans a space, see `TermMemo`).
+    struct FieldKeys {
+        var full: [String: [Int32]] = [:]
+        var compact: [String: [Int32]] = [:]
+        var fullTokens: [String: [Int32]] = [:]
+        var compactTokens: [String: [Int32]] = [:]
+        var descriptionTokens: [String: [Int32]] = [:]
+    }
+
+    /// Writes the product's entry and returns the numbers of the keys it is indexed under.
+    static func entry(_ d: SearchDocument, compact: Bool, memo: inout FieldKeys, words: inout Vocabulary,
+                      to out: JSONStream) throws -> [Int32] {
+        var keys: [Int32] = []
         if compact {
-            if let parts = TermMemo.perToken(d.name, &memo.compactTokens, { Array(compactWords($0)) }) {
-                for p in parts { keys.formUnion(p.lazy.filter(isDistinguishing)) }
+            if let parts = TermMemo.perToken(d.name, &memo.compactTokens, { words.numbers(compactWords($0).filter(isDistinguishing)) }) {
+                for p in parts { keys += p }
             } else {
-                keys.formUnion(compactWords(d.name).filter(isDistinguishing))
+                keys = words.numbers(compactWords(d.name).filter(isDistinguishing))
             }
             for (text, on) in [(d.brand, d.brandIsSearchable), (d.category, d.categoryIsSearchable)] where on {
-                if memo.compact[text] == nil { memo.compact[text] = Array(compactWords(text).filter(isDistinguishing)) }
-                keys.formUnion(memo.compact[text]!)
+                if let known = memo.compact[text] { keys += known; continue }
+                let found = words.numbers(compactWords(text).filter(isDistinguishing))
+                memo.compact[text] = found
+                keys += found
             }
             // A name made only of left-out words still finds its product.
-            if keys.isEmpty { keys = compactWords(d.name) }
+            if keys.isEmpty { keys = words.numbers(compactWords(d.name)) }
         } else {
-            if let parts = TermMemo.perToken(d.name, &memo.fullTokens, { Array(fullKeys($0)) }) {
-                for p in parts { keys.formUnion(p) }
+            if let parts = TermMemo.perToken(d.name, &memo.fullTokens, { words.numbers(fullKeys($0)) }) {
+                for p in parts { keys += p }
             } else {
-                keys = fullKeys(d.name)
+                keys = words.numbers(fullKeys(d.name))
             }
             for text in [d.brand, d.category] {
-                if memo.full[text] == nil { memo.full[text] = Array(fullKeys(text)) }
-                keys.formUnion(memo.full[text]!)
+                if let known = memo.full[text] { keys += known; continue }
+                let found = words.numbers(fullKeys(text))
+                memo.full[text] = found
+                keys += found
             }
             // The description's terms; a description that repeats the name adds none (its terms are among the name's
             // words and stems), and in the real corpus every description does.
-            if d.description != d.name { keys.formUnion(memo.description.terms(d.description)) }
-            keys.remove("")
+            if d.description != d.name {
+                if let parts = TermMemo.perToken(d.description, &memo.descriptionTokens, { words.numbers(Analyzer.terms($0)) }) {
+                    for p in parts { keys += p }
+                } else {
+                    keys += words.numbers(Analyzer.terms(d.description))
+                }
+            }
         }
-        keys.remove("")
+        // Each key once, never the empty word.
+        keys.sort()
+        var unique: [Int32] = []
+        unique.reserveCapacity(keys.count)
+        let empty = words.numbers[""]
+        for k in keys where k != unique.last && k != empty { unique.append(k) }
         out.beginObject()
         out.key("id"); out.string(d.id)
         out.key("name"); out.string(d.name)
@@ -157,11 +192,11 @@ public enum SeedIndex {
         out.key("rating"); try out.double(d.rating.map { compact ? ($0 * 10).rounded() / 10 : $0 })
         // A product lists exactly the keys it is indexed under (the full index only).
         out.key("keywords"); out.beginArray()
-        if !compact { for k in keys.sorted() { out.string(k) } }
+        if !compact { for k in unique.sorted(by: { words.words[Int($0)] < words.words[Int($1)] }) { out.string(words.words[Int(k)]) } }
         out.endArray()
         out.key("imageUrl"); out.string(compact ? "" : d.imageUrl)
         out.endObject()
-        return keys
+        return unique
     }
 
     /// The full index's keys of a name, brand or category: its words as the client can send them (lowercased, with

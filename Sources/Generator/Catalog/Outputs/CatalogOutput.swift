@@ -16,9 +16,22 @@ final class CatalogContext: @unchecked Sendable {
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
     /// by side compress better and share result-store shards). Keys are computed once, then sorted.
     lazy var searchOrder: [Int] = {
-        let keys = model.products.map { ($0.brandKey ?? "", categoryPath($0), $0.name, $0.id) }
-        return keys.indices.sorted { keys[$0] < keys[$1] }
+        let products = model.products
+        let brands = Self.ranks(products.map { $0.brandKey ?? "" }), categories = Self.ranks(products.map(categoryPath))
+        return products.indices.sorted { a, b in
+            if brands[a] != brands[b] { return brands[a] < brands[b] }
+            if categories[a] != categories[b] { return categories[a] < categories[b] }
+            if products[a].name != products[b].name { return products[a].name < products[b].name }
+            return products[a].id < products[b].id
+        }
     }()
+
+    /// Each text's rank among the distinct texts in sorted order: a sort by several texts compares the few distinct
+    /// brands or categories once, then integers (same order as comparing the texts).
+    static func ranks(_ texts: [String]) -> [Int] {
+        let rank = Dictionary(Array(Set(texts)).sorted().enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        return texts.map { rank[$0]! }
+    }
 
     /// Each product's list entry as text, written once and shared by every page that lists it.
     lazy var listEntries: Result<[[UInt8]], Error> = Result {

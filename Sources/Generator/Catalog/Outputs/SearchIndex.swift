@@ -51,7 +51,12 @@ struct SearchIndexOutput: CatalogOutput {
             OutputFile(path: "search-index-compact.json", kind: Self.compact, stampsBuildTime: true, weight: weight / 2) {
                 // Category-first order suits the compact index, whose entries carry no keyword lists or image URLs:
                 // names within a category share more words than names within a brand (real corpus: −2 % gzip).
-                let order = docs.indices.sorted { (docs[$0].category, docs[$0].brand, docs[$0].name, docs[$0].id) < (docs[$1].category, docs[$1].brand, docs[$1].name, docs[$1].id) }
+                let categories = CatalogContext.ranks(docs.map(\.category)), brands = CatalogContext.ranks(docs.map(\.brand))
+                let order = docs.indices.sorted { a, b in
+                    if categories[a] != categories[b] { return categories[a] < categories[b] }
+                    if brands[a] != brands[b] { return brands[a] < brands[b] }
+                    return (docs[a].name, docs[a].id) < (docs[b].name, docs[b].id)
+                }
                 try SeedIndex.write(order.map { docs[$0] }, version: version, generatedAt: generatedAt, compact: true, threads: threads, to: $0)
             },
         ]
