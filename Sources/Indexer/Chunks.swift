@@ -21,13 +21,4 @@ enum Chunks {
         let chunks = count(n, threads: threads)
         return map(chunks, threads: threads) { c in f((c * n / chunks)..<((c + 1) * n / chunks)) }
     }
-
-    /// Per-chunk key → list maps joined in chunk order, so every list keeps the order of the chunks' ranges.
-    static func merge<K: Hashable, V>(_ parts: [[K: [V]]]) -> [K: [V]] {
-        guard var merged = parts.first else { return [:] }
-        for part in parts.dropFirst() {
-            for (k, list) in part { merged[k, default: []].append(contentsOf: list) }
-        }
-        return merged
-    }
 }

@@ -47,26 +47,48 @@ public struct RankedIndexBuilder: Sendable {
         let s = settings
         // Weighted term frequencies per document, in parallel chunks; each chunk gathers its own term → postings
         // map, merged in chunk order, so every list is in document order whatever the thread count.
-        let parts = Chunks.partials(docs.count, threads: threads) { range -> (postings: [String: [(Int, Double)]], lengths: [Double]) in
-            var local: [String: [(Int, Double)]] = [:], lengths: [Double] = []
+        // Terms are numbered per chunk (each distinct term hashed once per chunk, each ASCII token analysed once), and
+        // a document's frequencies are summed in a scratch array by term number.
+        let parts = Chunks.partials(docs.count, threads: threads) { range -> (words: [String], lists: [[(Int, Double)]], lengths: [Double]) in
+            var numbers: [String: Int32] = [:], words: [String] = [], lists: [[(Int, Double)]] = []
+            var tf: [Double] = [], mark: [Int] = []
+            var tokens: [String: [Int32]] = [:]
+            var lengths: [Double] = []
             lengths.reserveCapacity(range.count)
+            func number(_ t: String) -> Int32 {
+                if let n = numbers[t] { return n }
+                let n = Int32(words.count)
+                numbers[t] = n; words.append(t); lists.append([]); tf.append(0); mark.append(-1)
+                return n
+            }
+            func terms(_ text: String) -> [Int32] {
+                if let parts = TermMemo.perToken(text, &tokens, { Analyzer.terms($0).map(number) }) { return Array(parts.joined()) }
+                return Analyzer.terms(text).map(number)
+            }
+            var touched: [Int32] = []
             for i in range {
-                var tf: [String: Double] = [:]
                 var len = 0.0
-                var seen: [(text: String, terms: [String])] = []
+                var seen: [(text: String, terms: [Int32])] = []
+                touched.removeAll(keepingCapacity: true)
                 for f in docs[i].fields {
                     // A field that repeats another (a description that is the name) is analysed once.
-                    let terms = seen.first { $0.text == f.text }?.terms ?? Analyzer.terms(f.text)
-                    seen.append((f.text, terms))
-                    for t in terms { tf[t, default: 0] += f.weight; len += f.weight }
+                    let ts = seen.first { $0.text == f.text }?.terms ?? terms(f.text)
+                    seen.append((f.text, ts))
+                    for t in ts {
+                        let k = Int(t)
+                        if mark[k] != i { mark[k] = i; tf[k] = 0; touched.append(t) }
+                        tf[k] += f.weight; len += f.weight
+                    }
                 }
                 // tf kept to a millionth, so scores never depend on the order weights were summed in.
-                for (t, f) in tf { local[t, default: []].append((i, Double(Int(f * 1_000_000)) / 1_000_000)) }
+                for t in touched { lists[Int(t)].append((i, Double(Int(tf[Int(t)] * 1_000_000)) / 1_000_000)) }
                 lengths.append(len)
             }
-            return (local, lengths)
+            return (words, lists, lengths)
         }
-        let postings = Chunks.merge(parts.map(\.postings))
+        // The chunks' lists joined in chunk order: every list is in document order whatever the thread count.
+        var postings: [String: [(Int, Double)]] = [:]
+        for p in parts { for (k, w) in p.words.enumerated() { postings[w, default: []] += p.lists[k] } }
         let lengths = parts.flatMap(\.lengths)
         let n = Double(docs.count)
         let avgdl = lengths.isEmpty ? 1 : max(lengths.reduce(0, +) / n, 1e-9)

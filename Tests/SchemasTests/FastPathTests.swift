@@ -77,6 +77,21 @@ final class FastPathTests: XCTestCase {
         }
     }
 
+    /// Bounds read from the text agree with the exact order of the literal: small integers, decimals whose nearest
+    /// doubles differ or tie, and numbers beyond Int or Double.
+    func testTextWalkNumberBounds() throws {
+        let v = try validator(["type": "array", "items": ["type": "number", "minimum": 0, "exclusiveMaximum": 0.3]])
+        func ok(_ t: String) -> Bool { textVerdict(v, Array(t.utf8)) }
+        XCTAssertTrue(ok("[0,-0,0.0,0.1,0.29999999999999999999999,2.9e-1]"))
+        XCTAssertFalse(ok("[0.3]")); XCTAssertFalse(ok("[0.30000000000000000001]")); XCTAssertFalse(ok("[3e-1]"))
+        XCTAssertFalse(ok("[-1]")); XCTAssertFalse(ok("[-0.000000000000000000001]")); XCTAssertFalse(ok("[1e400]"))
+        let i = try validator(["type": "array", "items": ["type": "integer", "maximum": .number(JSONNumber(literal: "9000000000000000000"))]])
+        XCTAssertTrue(textVerdict(i, Array("[1,-12,123456789012345678,1.0,1e2]".utf8)))
+        XCTAssertFalse(textVerdict(i, Array("[1.5]".utf8)))
+        XCTAssertFalse(textVerdict(i, Array("[9000000000000000001]".utf8)))
+        XCTAssertTrue(textVerdict(i, Array("[9000000000000000000]".utf8)))
+    }
+
     /// Member names are compared as code points from the text (escaped or not); a repeated required member does not
     /// stand in for a missing one; nullable scalars are settled without making values.
     func testTextWalkOnObjects() throws {

@@ -42,6 +42,8 @@ final class FastNode {
     let ref: Target?
     let alwaysFalse: Bool
     let hasObjectKeywords: Bool
+    /// Keywords the text walk leaves to the value walk for containers (and to `checkScalar` for scalars).
+    let combines: Bool
 
     final class Target { var node: FastNode? }
 
@@ -52,7 +54,7 @@ final class FastNode {
         exclusiveMaximum = nil; minLength = nil; maxLength = nil; pattern = nil; minItems = nil; maxItems = nil; items = nil
         minProperties = nil; maxProperties = nil; propertyKeys = []; propertyKeyBytes = []; propertyNodes = []
         propertyBits = []; propertyIndex = nil; requiredMask = 0; otherRequired = []; additional = nil; propertyNames = nil
-        allOf = []; anyOf = []; ref = nil; hasObjectKeywords = false
+        allOf = []; anyOf = []; ref = nil; hasObjectKeywords = false; combines = !value
     }
 
     private init(_ n: SchemaNode, ref: Target?, items: FastNode?, properties: [(String, FastNode)], additional: FastNode?,
@@ -90,6 +92,7 @@ final class FastNode {
         self.allOf = allOf
         self.anyOf = anyOf
         hasObjectKeywords = !properties.isEmpty || additional != nil || propertyNames != nil || n.minProperties != nil || n.maxProperties != nil
+        combines = ref != nil || !allOf.isEmpty || !anyOf.isEmpty || enumValues != nil || constValue != nil
     }
 
     /// Compiles `root`, or nil when a keyword outside the subset appears anywhere below it.

@@ -18,8 +18,6 @@ extension FastNode {
         return c.i == c.end
     }
 
-    /// Keywords that need the whole value as `JSON` (or, for scalars, `checkScalar`).
-    var combines: Bool { ref != nil || !allOf.isEmpty || !anyOf.isEmpty || enumValues != nil || constValue != nil || alwaysFalse }
 }
 
 /// A scalar as it sits in the text: its kind and byte range (strings without their quotes).
@@ -284,6 +282,31 @@ struct TextCursor {
         return json(s.start - 1, s.end + 1)?.stringValue
     }
 
+    /// An integer literal of at most 18 digits, read from the bytes (no string); nil for any other number.
+    private func smallInteger(_ s: TextScalar) -> Int? {
+        var k = s.start, negative = false
+        if base[k] == 0x2D { negative = true; k += 1 }
+        guard s.end - k <= 18 else { return nil }
+        var v = 0
+        while k < s.end {
+            let d = base[k] &- 0x30
+            guard d < 10 else { return nil }
+            v = v * 10 + Int(d); k += 1
+        }
+        return negative ? -v : v
+    }
+
+    /// The number's order against a bound (−1, 0, 1), as `JSONNumber`'s `<` decides it: small integers exactly; other
+    /// literals by their nearest doubles when those differ (rounding never reverses an order), else from the digits.
+    private func order(_ s: TextScalar, _ known: JSONNumber?, _ bound: JSONNumber) -> Int {
+        if let x = known ?? smallInteger(s).map(JSONNumber.init) { return x < bound ? -1 : bound < x ? 1 : 0 }
+        // (A literal of up to 15 bytes is a small string: no allocation.)
+        let text = String(decoding: UnsafeBufferPointer(start: base + s.start, count: s.end - s.start), as: UTF8.self)
+        if let x = Double(text), let y = Optional(bound.double), x.isFinite, y.isFinite, x != y { return x < y ? -1 : 1 }
+        let x = JSONNumber(literal: text)
+        return x < bound ? -1 : bound < x ? 1 : 0
+    }
+
     private func numberValue(_ s: TextScalar) -> JSONNumber {
         JSONNumber(literal: String(decoding: UnsafeBufferPointer(start: base + s.start, count: s.end - s.start), as: UTF8.self))
     }
@@ -301,7 +324,9 @@ struct TextCursor {
             case .string: ok = t.bits & TypeMask.string != 0
             case .number:
                 if t.bits & TypeMask.number != 0 { ok = true }
-                else if t.bits & TypeMask.integer != 0 { number = numberValue(s); ok = number!.isInteger }
+                else if t.bits & TypeMask.integer != 0 {
+                    if let v = smallInteger(s) { number = JSONNumber(v); ok = true } else { number = numberValue(s); ok = number!.isInteger }
+                }
                 else { ok = false }
             }
             if !ok { return false }
@@ -313,11 +338,10 @@ struct TextCursor {
         }
         switch s.kind {
         case .number where n.minimum != nil || n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil:
-            let x = number ?? numberValue(s)
-            if let m = n.minimum, x < m { return false }
-            if let m = n.maximum, m < x { return false }
-            if let m = n.exclusiveMinimum, !(m < x) { return false }
-            if let m = n.exclusiveMaximum, !(x < m) { return false }
+            if let m = n.minimum, order(s, number, m) < 0 { return false }
+            if let m = n.maximum, order(s, number, m) > 0 { return false }
+            if let m = n.exclusiveMinimum, order(s, number, m) <= 0 { return false }
+            if let m = n.exclusiveMaximum, order(s, number, m) >= 0 { return false }
         case .string where n.minLength != nil || n.maxLength != nil || n.pattern != nil:
             let bytes = s.end - s.start
             // UTF-8 bytes bound the code-point count (1 to 4 bytes each); count only when the bound is not enough.
