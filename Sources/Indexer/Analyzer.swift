@@ -194,15 +194,22 @@ public struct TermMemo {
     /// `f(token)` for each space-separated token of ASCII text, memoised by token (other text: nil, the caller
     /// analyses it whole).
     static func perToken<T>(_ text: String, _ cache: inout [String: [T]], _ f: (String) -> [T]) -> [[T]]? {
-        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        var out: [[T]] = []
-        for token in text.utf8.split(separator: 0x20) {
-            let key = String(decoding: token, as: UTF8.self)
-            if let known = cache[key] { out.append(known); continue }
-            let v = f(key)
-            cache[key] = v
-            out.append(v)
+        // Tokens are cut from the UTF-8 bytes in place (no array of substrings).
+        var text = text
+        return text.withUTF8 { bytes -> [[T]]? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            var out: [[T]] = []
+            var start = 0
+            for k in 0...bytes.count where k == bytes.count || bytes[k] == 0x20 {
+                defer { start = k + 1 }
+                guard k > start else { continue }
+                let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<k]), as: UTF8.self)
+                if let known = cache[key] { out.append(known); continue }
+                let v = f(key)
+                cache[key] = v
+                out.append(v)
+            }
+            return out
         }
-        return out
     }
 }

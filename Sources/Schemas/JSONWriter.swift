@@ -124,11 +124,25 @@ public struct JSONWriter {
         out.reserve(buf.count + 2)
         out.byte(0x22)
         var runStart = 0
-        for i in 0..<buf.count {
+        var i = 0
+        let n = buf.count
+        while i < n {
+            // Eight bytes at a time while none needs escaping (a quote, a backslash or a control character).
+            while n - i >= 8 {
+                let w = UnsafeRawPointer(buf.baseAddress! + i).loadUnaligned(as: UInt64.self)
+                let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
+                let quote = w ^ 0x2222_2222_2222_2222, backslash = w ^ 0x5C5C_5C5C_5C5C_5C5C
+                let special = ((w &- 0x2020_2020_2020_2020) & ~w & high)
+                    | ((quote &- ones) & ~quote & high) | ((backslash &- ones) & ~backslash & high)
+                if special != 0 { break }
+                i += 8
+            }
+            guard i < n else { break }
             let c = buf[i]
+            i += 1
             guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-            if runStart < i { out.bytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<i])) }
-            runStart = i + 1
+            if runStart < i - 1 { out.bytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<(i - 1)])) }
+            runStart = i
             switch c {
             case 0x22: out.byte(0x5C); out.byte(0x22)
             case 0x5C: out.byte(0x5C); out.byte(0x5C)

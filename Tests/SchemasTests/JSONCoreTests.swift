@@ -100,6 +100,38 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(try JSONWriter().string("ü→😀"), "\"ü→😀\"")
     }
 
+    /// Long strings are scanned eight bytes at a time: a character to escape is found at any offset, and text is
+    /// copied unchanged around it (checked against a character-by-character reference, and by reading back).
+    func testEscapingAtEveryOffsetOfLongStrings() throws {
+        func reference(_ s: String) -> String {
+            var out = "\""
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\u{08}": out += "\\b"
+                case "\u{0C}": out += "\\f"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+                default: out.unicodeScalars.append(u)
+                }
+            }
+            return out + "\""
+        }
+        for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é", "😀", "/"] {
+            for at in 0..<24 {
+                var chars = Array(repeating: "a", count: 24)
+                chars.insert(special, at: at)
+                let s = chars.joined() + special
+                let text = try JSONWriter().string(.string(s))
+                XCTAssertEqual(text, reference(s), "\(special.debugDescription) at \(at)")
+                XCTAssertEqual(try JSONReader.parse(text), .string(s))
+            }
+        }
+    }
+
     func testDeclaredOrderAndPretty() throws {
         let v = JSON.obj(["z": 1, "a": ["x": [], "y": [:]]])
         XCTAssertEqual(try JSONWriter().string(v), #"{"z":1,"a":{"x":[],"y":{}}}"#)
