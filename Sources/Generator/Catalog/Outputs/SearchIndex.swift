@@ -30,11 +30,19 @@ struct SearchIndexOutput: CatalogOutput {
 
     static func documents(_ c: CatalogContext) -> [SearchDocument] {
         // Brand, category, name order: similar entries side by side make the files compress better.
-        c.searchOrder.map { c.model.products[$0] }.map { p in
+        // Whether a brand or category name is a stand-in, decided once per distinct name (Foundation's trimming is slow).
+        var standIn: [String: Bool] = [:]
+        func isStandIn(_ name: String) -> Bool {
+            if let known = standIn[name] { return known }
+            let v = SeedIndex.isStandInName(name)
+            standIn[name] = v
+            return v
+        }
+        return c.searchOrder.map { c.model.products[$0] }.map { p in
             SearchDocument(id: p.segment, name: p.name, brand: c.brandName(p), category: c.categoryName(p),
                            description: p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "",
-                           brandIsSearchable: p.brand.map { !SeedIndex.isStandInName($0) } ?? false,
-                           categoryIsSearchable: p.categoryId != c.model.uncategorizedId && !SeedIndex.isStandInName(c.categoryName(p)))
+                           brandIsSearchable: p.brand.map { !isStandIn($0) } ?? false,
+                           categoryIsSearchable: p.categoryId != c.model.uncategorizedId && !isStandIn(c.categoryName(p)))
         }
     }
 

@@ -39,7 +39,7 @@ struct SummaryOutput: CatalogOutput {
         }
         // Exact sum of decimal prices, then one rounding for the average.
         let prices = m.products.compactMap(\.price)
-        let total = prices.reduce(Decimal(0)) { $0 + $1.decimal }
+        let total = Self.exactSum(prices)
         var avg = prices.isEmpty ? Decimal(0) : total / Decimal(prices.count)
         var rounded = Decimal()
         NSDecimalRound(&rounded, &avg, 2, .bankers)
@@ -60,5 +60,37 @@ struct SummaryOutput: CatalogOutput {
             "topBrands": .array(topBrands), "departments": .array(departments), "anomalies": .array(anomalies),
         ])
         return [OutputFile(path: "SUMMARY.json", json: json, kind: Self.kind)]
+    }
+
+    /// The exact sum of the prices: as integers scaled to the most decimals any price has (the usual case: plain
+    /// decimals, a few digits), else through Foundation's Decimal (slow: it parses each literal).
+    static func exactSum(_ prices: [JSONNumber]) -> Decimal {
+        func decimalSum() -> Decimal { prices.reduce(Decimal(0)) { $0 + $1.decimal } }
+        var scaled: [(units: Int, decimals: Int)] = []
+        scaled.reserveCapacity(prices.count)
+        var most = 0
+        for p in prices {
+            // -?digits(.digits)? with at most 17 digits in all; anything else (exponents, long literals) goes to Decimal.
+            var units = 0, decimals = 0, digits = 0, negative = false, point = false
+            for (k, b) in p.description.utf8.enumerated() {
+                if b == UInt8(ascii: "-") && k == 0 { negative = true; continue }
+                if b == UInt8(ascii: ".") && !point { point = true; continue }
+                guard b >= 0x30 && b <= 0x39, digits < 17 else { return decimalSum() }
+                units = units * 10 + Int(b - 0x30); digits += 1
+                if point { decimals += 1 }
+            }
+            scaled.append((negative ? -units : units, decimals))
+            most = max(most, decimals)
+        }
+        guard most <= 6 else { return decimalSum() }
+        var sum = 0
+        for (units, decimals) in scaled {
+            var v = units
+            for _ in decimals..<most { let (x, o) = v.multipliedReportingOverflow(by: 10); if o { return decimalSum() }; v = x }
+            let (t, o) = sum.addingReportingOverflow(v)
+            if o { return decimalSum() }
+            sum = t
+        }
+        return Decimal(sign: sum < 0 ? .minus : .plus, exponent: -most, significand: Decimal(sum.magnitude))
     }
 }
