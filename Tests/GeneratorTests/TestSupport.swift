@@ -9,11 +9,29 @@ enum TestSupport {
     static let defaultInput = repoRoot.appendingPathComponent("input")
 
     static func tempDir(_ name: String = "t") -> URL {
-        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
-        let url = base.appendingPathComponent("gen-tests-\(name)-\(UUID().uuidString.prefix(8))")
+        let url = scratch.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    /// One folder per test process for every temporary tree, removed when the process exits (tmpfs is memory: a few
+    /// hundred test trees left behind per run add up to gigabytes). Folders of test processes that are gone (killed
+    /// before they could clean up) are removed first.
+    static let scratch: URL = {
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? [] where name.hasPrefix("gen-tests-") {
+            if let pid = Int32(name.dropFirst("gen-tests-".count)), kill(pid, 0) != 0, errno == ESRCH {
+                try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
+            }
+        }
+        let url = base.appendingPathComponent("gen-tests-\(getpid())")
+        try? FileManager.default.removeItem(at: url)
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        scratchPath = url.path
+        atexit { if let p = TestSupport.scratchPath { try? FileManager.default.removeItem(atPath: p) } }
+        return url
+    }()
+    nonisolated(unsafe) static var scratchPath: String?
 
     /// An input folder: a copy of the default site.json (optionally edited) and given files.
     static func makeInput(site: ((inout [String: Any]) -> Void)? = nil, files: [String: String], copyDefaultCatalog: Bool = false) -> URL {
