@@ -43,8 +43,7 @@ public enum SeedIndex {
     /// The index as text, straight into `out` (no `JSON` value: the full index of 100,000 products holds 12 million).
     public static func write(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1,
                              to out: JSONStream) throws {
-        // Each product's keys and entry text, in parallel chunks; each chunk also gathers its own keyword → products
-        // map, and the maps are merged in chunk order, so every list stays in product order whatever the thread count.
+        // Each product's entry text and keys (numbers of its chunk's words, see `Vocabulary`), in parallel chunks.
         let parts = Chunks.partials(docs.count, threads: threads) { range -> (words: Vocabulary, entries: Result<[UInt8], Error>) in
             var words = Vocabulary()
             var memo = FieldKeys()

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Instructions executed by one catalog build (valgrind's callgrind, one worker thread): unlike seconds, the count is
+# the same from run to run whatever else the machine is doing, so two commits can be compared on a busy machine.
+# Usage: Benchmarks/catalog/instructions.sh [N=10000] [binary]   (needs valgrind; a 10k build takes about a minute)
+# With a binary given, it is measured instead of this checkout's release build (e.g. an older commit's, to compare).
+# Not a test; the figure is a count, not a target. SHA-256 runs through a slower code path under valgrind (no SHA
+# instructions), so hashing weighs more here than on the real CPU.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+N=${1:-10000}
+command -v valgrind >/dev/null || { echo "valgrind not found (Debian: apt-get install valgrind)" >&2; exit 2; }
+WORK=$(mktemp -d /dev/shm/sjc-instr.XXXXXX 2>/dev/null || mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+if [ $# -ge 2 ]; then BIN=$2; else swift build -c release --product generator >/dev/null; BIN=$PWD/.build/release/generator; fi
+# valgrind cannot read the Swift binary's DWARF; without it (symbols kept) it runs and names functions.
+strip --strip-debug -o "$WORK/generator" "$BIN"
+python3 Benchmarks/synth-catalog.py ../shared/data/catalog "$WORK/in" "$N" >/dev/null
+SOURCE_DATE_EPOCH=1700000000 valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.out" \
+  "$WORK/generator" build --input "$WORK/in" --out "$WORK/out" --threads 1 >/dev/null 2>"$WORK/log" || { cat "$WORK/log"; exit 1; }
+total=$(grep -o 'Collected : [0-9]*' "$WORK/log" | grep -o '[0-9]*$')
+printf "catalog build, %d products, one thread: %'d instructions\n" "$N" "$total"
+if [ -n "${TOP:-}" ]; then callgrind_annotate "$WORK/callgrind.out" 2>/dev/null | sed -n '/file:function/,$p' | head -"$((TOP + 2))"; fi
