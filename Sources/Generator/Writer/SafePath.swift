@@ -19,6 +19,11 @@ public enum SafePath {
 
     /// Maps one id to one path segment, or says why it cannot be used.
     public static func segment(_ id: String) throws -> String {
+        isSafeAsIs(id) ? id : try mapped(id)
+    }
+
+    /// The general rules, character by character.
+    static func mapped(_ id: String) throws -> String {
         if id.isEmpty { throw Rejection.empty }
         if id.contains("/") || id.contains("\\") {
             throw id.split(separator: "/").contains("..") || id.contains("..") ? Rejection.traversal : Rejection.separator
@@ -32,6 +37,19 @@ public enum SafePath {
             if !ok || (i == 0 && (u == "." || u == "_")) { out.append("-") } else { out.unicodeScalars.append(u) }
         }
         return out
+    }
+
+    /// The common case in one pass over the bytes: only letters, digits, `-`, `.` and `_`, no leading `.` or `_`, no
+    /// `..`, so the id is its own segment.
+    static func isSafeAsIs(_ id: String) -> Bool {
+        var previous: UInt8 = 0
+        for (i, b) in id.utf8.enumerated() {
+            let alphanumeric = (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39)
+            guard alphanumeric || b == 0x2D || ((b == 0x2E || b == 0x5F) && i > 0) else { return false }
+            if b == 0x2E && previous == 0x2E { return false }
+            previous = b
+        }
+        return previous != 0
     }
 
     /// Maps a hierarchical id (`tools/drills/other`) to nested segments, each checked as above.

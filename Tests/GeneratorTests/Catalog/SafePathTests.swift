@@ -1,5 +1,6 @@
 import XCTest
 @testable import Generator
+import Schemas
 
 final class SafePathTests: XCTestCase {
     func testRejectsEscapes() {
@@ -15,6 +16,22 @@ final class SafePathTests: XCTestCase {
         XCTAssertEqual(try SafePath.nested("tools/drills/other"), "tools/drills/other")
         XCTAssertThrowsError(try SafePath.nested("tools/../etc"))
     }
+    /// Ids that are their own segment skip the character-by-character rules: the rules agree on every real id and on
+    /// the edge cases of the shortcut.
+    func testSafeIdsAreTheirOwnSegment() throws {
+        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8).split(separator: "\n")
+        var ids = try lines.compactMap { try JSONReader.parse(String($0))["itemId"].map { $0.stringValue ?? $0.compactText } }
+        XCTAssertGreaterThan(ids.count, 4000)
+        ids += ["a", "A-1", "x.y", "x..y", ".x", "_x", "x_", "x.", "..", ".", "-", "é", "a b", "a/b", "", "1.2.3", "a_.b"]
+        var fast = 0
+        for id in ids {
+            if SafePath.isSafeAsIs(id) { fast += 1; XCTAssertEqual(try SafePath.mapped(id), id, id) }
+            XCTAssertEqual(try? SafePath.segment(id), try? SafePath.mapped(id), id)
+        }
+        XCTAssertGreaterThan(fast, 4000)
+        for id in ["x..y", ".x", "_x", "..", ".", "", "a/b", "é"] { XCTAssertFalse(SafePath.isSafeAsIs(id), id) }
+    }
+
     func testCaseInsensitiveCollision() {
         var d = CollisionDetector()
         XCTAssertNil(d.claim(path: "AB-1", id: "AB-1"))
