@@ -19,6 +19,8 @@ final class FastNode {
     /// The pattern, with its verdicts of short strings seen before: pages repeat the same category paths and
     /// currency codes, and ICU's matcher costs microseconds a call.
     let pattern: (regex: NSRegularExpression, memo: PatternMemo)?
+    /// The pattern's own matcher when it is one of the `KnownPatterns` (then `pattern` is not consulted).
+    let nativePattern: KnownPatterns.Matcher?
     let minItems: Int?, maxItems: Int?
     let items: FastNode?
     let minProperties: Int?, maxProperties: Int?
@@ -51,7 +53,7 @@ final class FastNode {
     private init(always value: Bool) {
         alwaysFalse = !value
         typeMask = nil; enumValues = nil; constValue = JSON?.none; minimum = nil; maximum = nil; exclusiveMinimum = nil
-        exclusiveMaximum = nil; minLength = nil; maxLength = nil; pattern = nil; minItems = nil; maxItems = nil; items = nil
+        exclusiveMaximum = nil; minLength = nil; maxLength = nil; pattern = nil; nativePattern = nil; minItems = nil; maxItems = nil; items = nil
         minProperties = nil; maxProperties = nil; propertyKeys = []; propertyKeyBytes = []; propertyNodes = []
         propertyBits = []; propertyIndex = nil; requiredMask = 0; otherRequired = []; additional = nil; propertyNames = nil
         allOf = []; anyOf = []; ref = nil; hasObjectKeywords = false; combines = !value
@@ -68,6 +70,7 @@ final class FastNode {
         exclusiveMinimum = n.exclusiveMinimum; exclusiveMaximum = n.exclusiveMaximum
         minLength = n.minLength; maxLength = n.maxLength
         pattern = n.pattern.map { ($0, PatternMemo()) }
+        nativePattern = n.pattern == nil ? nil : KnownPatterns.matcher(for: n.patternSource)
         minItems = n.minItems; maxItems = n.maxItems
         minProperties = n.minProperties; maxProperties = n.maxProperties
         self.items = items
@@ -171,7 +174,10 @@ final class FastNode {
                     if let m = minLength, len < m { return false }
                 }
             }
-            if let p = pattern, !p.memo.matches(s, p.regex) { return false }
+            if let native = nativePattern {
+                var s = s
+                if !s.withUTF8(native) { return false }
+            } else if let p = pattern, !p.memo.matches(s, p.regex) { return false }
         case .array(let a):
             if let m = minItems, a.count < m { return false }
             if let m = maxItems, a.count > m { return false }

@@ -352,6 +352,10 @@ struct TextCursor {
                 if let m = n.maxLength, len > m { return false }
                 if let m = n.minLength, len < m { return false }
             }
+            if let native = n.nativePattern, !s.escaped {
+                if !native(UnsafeBufferPointer(start: base + s.start, count: bytes)) { return false }
+                break
+            }
             guard n.pattern != nil || s.escaped else { break }
             guard let text = string(s) else { return false }
             if s.escaped {
@@ -359,7 +363,10 @@ struct TextCursor {
                 if let m = n.maxLength, len > m { return false }
                 if let m = n.minLength, len < m { return false }
             }
-            if let p = n.pattern, !p.memo.matches(text, p.regex) { return false }
+            if let native = n.nativePattern {
+                var text = text
+                if !text.withUTF8(native) { return false }
+            } else if let p = n.pattern, !p.memo.matches(text, p.regex) { return false }
         default: break
         }
         for a in n.allOf where !checkScalar(a, s) { return false }
