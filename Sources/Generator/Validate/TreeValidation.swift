@@ -57,16 +57,20 @@ public enum TreeValidation {
         for (p, e) in listed where e["schema"]?.stringValue == SchemaPublisher.metaSchemaURI && onDisk.contains(p) {
             if let b = read(p), let doc = try? JSONReader.parse(b) { registry.add(doc, uri: doc["$id"]?.stringValue ?? "tree:///\(p)"); schemaIds[p] = doc["$id"]?.stringValue ?? "tree:///\(p)" }
         }
-        var validators: [String: JSONSchemaValidator] = [:]
+        // One set of compiled schemas per worker: two cores taking references to the same compiled nodes slow each
+        // other down.
+        var perWorker: [[String: JSONSchemaValidator]] = Array(repeating: [:], count: max(1, threads))
         var schemaErrors: [String: String] = [:]
         for schema in Set(listed.values.compactMap { $0["schema"]?.stringValue }) {
-            do {
-                if schema == SchemaPublisher.metaSchemaURI {
-                    validators[schema] = try JSONSchemaValidator(schema: registry.document(schema) ?? true, registry: registry, baseURI: schema)
-                } else if let id = schemaIds[schema], let doc = registry.document(URIReferenceString.stripFragment(id)) {
-                    validators[schema] = try JSONSchemaValidator(schema: doc, registry: registry, baseURI: id)
-                } else { schemaErrors[schema] = "the schema \(schema) is not a schema file of the tree" }
-            } catch { schemaErrors[schema] = "the schema \(schema) does not compile: \(error)" }
+            for w in perWorker.indices {
+                do {
+                    if schema == SchemaPublisher.metaSchemaURI {
+                        perWorker[w][schema] = try JSONSchemaValidator(schema: registry.document(schema) ?? true, registry: registry, baseURI: schema)
+                    } else if let id = schemaIds[schema], let doc = registry.document(URIReferenceString.stripFragment(id)) {
+                        perWorker[w][schema] = try JSONSchemaValidator(schema: doc, registry: registry, baseURI: id)
+                    } else { schemaErrors[schema] = "the schema \(schema) is not a schema file of the tree" }
+                } catch { schemaErrors[schema] = "the schema \(schema) does not compile: \(error)" }
+            }
         }
 
         // Every listed file: size, hash, schema (in parallel, largest first so a big search index does not start
@@ -76,8 +80,8 @@ public enum TreeValidation {
         let order = paths.indices.sorted { (sizes[$0], $1) > (sizes[$1], $0) }
         var results = [[String]](repeating: [], count: paths.count)
         results.withUnsafeMutableBufferPointer { out in
-            Parallel.forEach(order, threads: threads) { i in
-                let p = paths[i], e = listed[p]!
+            Parallel.forEach(order, threads: threads) { worker, i in
+                let p = paths[i], e = listed[p]!, validators = perWorker[worker]
                 guard let b = read(p) else { out[i] = ["cannot be read"]; return }
                 var found: [String] = []
                 if b.count != e["size"]?.intValue { found.append("size \(b.count) != indexed \(e["size"]?.intValue.map(String.init) ?? "?")") }
@@ -86,9 +90,9 @@ public enum TreeValidation {
                     if let s = e["schema"]?.stringValue {
                         if let err = schemaErrors[s] { found.append(err) }
                         else if let v = validators[s] {
+                            // Checked from the bytes (no parse) when valid; parsed and evaluated for the errors.
                             do {
-                                let doc = try JSONReader.parse(b)
-                                if !v.isValid(doc), let first = v.validate(doc).first {
+                                if !b.withUnsafeBytes({ v.isValid(text: $0) }), let first = try b.withUnsafeBytes({ try v.validate(text: $0) }).first {
                                     found.append("schema error at \(first.instanceLocation.isEmpty ? "(root)" : first.instanceLocation) (keyword \(first.keywordLocation)): \(first.message)")
                                 }
                             } catch { found.append("invalid JSON: \(error)") }
