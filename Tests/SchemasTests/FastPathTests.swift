@@ -100,6 +100,11 @@ final class FastPathTests: XCTestCase {
         XCTAssertTrue(textVerdict(v, Array(#"{"a":1,"b":"K"}"#.utf8)))
         XCTAssertTrue(textVerdict(v, Array(#"{"b":null,"\u0061":2.0}"#.utf8)))
         XCTAssertFalse(textVerdict(v, Array(#"{"a":1,"a":2}"#.utf8)))
+        // A repeated optional member goes to the evaluator too (whose reader refuses repeated names).
+        let o = try validator(["type": "object", "properties": ["a": ["type": "integer"], "c": ["type": "integer"]], "required": ["a"]])
+        XCTAssertTrue(textVerdict(o, Array(#"{"a":1,"c":2}"#.utf8)))
+        XCTAssertFalse(textVerdict(o, Array(#"{"a":1,"c":2,"c":3}"#.utf8)))
+        XCTAssertThrowsError(try Array(#"{"a":1,"c":2,"c":3}"#.utf8).withUnsafeBytes { try o.validate(text: $0) })
         XCTAssertFalse(textVerdict(v, Array(#"{"a":-1,"b":null}"#.utf8)))
         XCTAssertFalse(textVerdict(v, Array(#"{"a":1.5,"b":null}"#.utf8)))
         XCTAssertFalse(textVerdict(v, Array(#"{"a":1,"b":"\u212A"}"#.utf8)))   // KELVIN SIGN is not "K"

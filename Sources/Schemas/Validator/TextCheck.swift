@@ -8,6 +8,8 @@ import Foundation
 /// around it allowed) and valid; `false` means "ask the general evaluator" (parse, then evaluate), which gives the
 /// verdict and the errors. Values under `enum`, `const`, `$ref`, `allOf` or `anyOf` are parsed into `JSON` and
 /// checked by the value walk; scalars under `anyOf` (the nullable fields) are checked from their bytes.
+/// A repeated declared member is left to the evaluator (whose reader refuses it); repeated names among undeclared
+/// members (a map's keys) are not looked for: the writers of this project fill maps from dictionaries.
 extension FastNode {
     func check(text: UnsafeRawBufferPointer) -> Bool {
         guard let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
@@ -75,7 +77,7 @@ struct TextCursor {
         i += 1
         if let t = node?.typeMask, t.bits & TypeMask.object == 0 { return false }
         let check = node.map { $0.hasObjectKeywords || $0.requiredMask != 0 } ?? false
-        var count = 0, seen: UInt64 = 0, next = 0
+        var count = 0, seen: UInt64 = 0, declared: UInt64 = 0, next = 0
         skipSpace()
         if i < end && base[i] == 0x7D { i += 1 }
         else {
@@ -91,8 +93,12 @@ struct TextCursor {
                     if let p = n.propertyNames, !checkScalar(p, key) { return false }
                     let found = lookup(key, in: n, from: next)
                     if found >= 0 {
+                        // A repeated declared member (which the strict reader refuses) goes to the evaluator.
+                        if found < 64 {
+                            if declared & (1 << UInt64(found)) != 0 { return false }
+                            declared |= 1 << UInt64(found)
+                        }
                         let bit = n.propertyBits[found]
-                        // A repeated member would make the required count unreliable: let the evaluator decide.
                         if bit != 0 && seen & bit != 0 { return false }
                         seen |= bit
                         guard value(n.propertyNodes[found], depth: depth + 1) else { return false }
