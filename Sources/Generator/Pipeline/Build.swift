@@ -123,13 +123,15 @@ public enum Build {
         // parallel pass: each file's JSON is checked, serialised and written while it is hot in cache, then released.
         // The output folder itself changes only at the end, when the complete tree is swapped in.
         let checker = try OutputValidation(kinds: Array(kinds.values) + [SchemaPublisher.metaKind], baseURL: site.baseURL)
+        // One compiled copy per worker, shared by both serialise passes.
+        let checkers = try [checker] + (1..<options.threads).map { _ in try checker.copy() }
         stage("compile schemas")
         let current = options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true
             ? previous : PreviousRelease.load(from: options.output)
         let staged = try StagedTree(output: options.output, previous: Dictionary(
             (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }))
         defer { staged.discard() }  // after a failure; nothing once committed
-        var rendered = try serialise(&files, checker: checker, threads: options.threads, into: staged)
+        var rendered = try serialise(&files, checkers: checkers, into: staged)
         // Then the late files, and openapi.json, which lists every path.
         var second = try lateFiles.wait()
         second.append(try openAPI(files: files + second, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site,
@@ -138,7 +140,7 @@ public enum Build {
         if let dup = second.first(where: { firstPaths.contains($0.path) }) {
             throw BuildError(file: "(output)", "two outputs claim the path \(dup.path)")
         }
-        rendered += try serialise(&second, checker: checker, threads: options.threads, into: staged)
+        rendered += try serialise(&second, checkers: checkers, into: staged)
         files += second
         stage("validate, serialise and stage")
         summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.size) })
@@ -204,7 +206,9 @@ public enum Build {
     /// of threads. Each file's JSON value and bytes are released as soon as the file is staged (only its path, kind
     /// and flags stay), so the tree is never held in memory. Schema violations are reported first (up to 20, in file
     /// order); a violation stops nothing else, but the staged tree is discarded.
-    static func serialise(_ files: inout [OutputFile], checker: OutputValidation, threads: Int, into staged: StagedTree) throws -> [Rendered] {
+    /// `checkers`: one per worker (their count is the thread count).
+    static func serialise(_ files: inout [OutputFile], checkers: [OutputValidation], into staged: StagedTree) throws -> [Rendered] {
+        let threads = checkers.count
         var seen = Set<String>()
         for f in files where !seen.insert(f.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(f.path)") }
         var out = [Rendered?](repeating: nil, count: files.count)
@@ -213,7 +217,6 @@ public enum Build {
         // Largest files first: a search index takes seconds on its own and must not start last.
         let weights = files.map(weight)
         let order = files.indices.sorted { (weights[$0], $1) > (weights[$1], $0) }
-        let checkers = try [checker] + (1..<max(1, threads)).map { _ in try checker.copy() }
         files.withUnsafeMutableBufferPointer { inputs in
         out.withUnsafeMutableBufferPointer { res in
         invalid.withUnsafeMutableBufferPointer { bad in
