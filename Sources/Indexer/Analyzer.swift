@@ -184,32 +184,32 @@ public struct Analyzer: Sendable {
 /// a joiner), so a text's terms are its tokens' terms in order: the same as `Analyzer.terms`. Other text goes through
 /// `Analyzer.terms` whole. One memo per thread; it only grows.
 public struct TermMemo {
-    private var tokens: [String: [String]] = [:]
+    private var tokens = TokenTable<[String]>()
     public init() {}
 
     public mutating func terms(_ text: String) -> [String] {
-        Self.perToken(text, &tokens, Analyzer.terms).map { Array($0.joined()) } ?? Analyzer.terms(text)
+        var out: [String] = []
+        return Self.perToken(text, &tokens, into: &out, Analyzer.terms) ? out : Analyzer.terms(text)
     }
 
-    /// `f(token)` for each space-separated token of ASCII text, memoised by token (other text: nil, the caller
-    /// analyses it whole).
-    static func perToken<T>(_ text: String, _ cache: inout [String: [T]], _ f: (String) -> [T]) -> [[T]]? {
-        // Tokens are cut from the UTF-8 bytes in place (no array of substrings).
+    /// Appends `f(token)` for each space-separated token of ASCII text to `out`, memoised by token, and returns true;
+    /// other text: appends nothing and returns false (the caller analyses it whole).
+    static func perToken<T>(_ text: String, _ cache: inout TokenTable<[T]>, into out: inout [T], _ f: (String) -> [T]) -> Bool {
+        // Tokens are looked up by their bytes, in place (no substring, no String unless the token is new).
         var text = text
-        return text.withUTF8 { bytes -> [[T]]? in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            var out: [[T]] = []
+        return text.withUTF8 { bytes -> Bool in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }
             var start = 0
             for k in 0...bytes.count where k == bytes.count || bytes[k] == 0x20 {
                 defer { start = k + 1 }
                 guard k > start else { continue }
-                let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<k]), as: UTF8.self)
-                if let known = cache[key] { out.append(known); continue }
-                let v = f(key)
-                cache[key] = v
-                out.append(v)
+                let token = UnsafeBufferPointer(rebasing: bytes[start..<k])
+                if let e = cache.find(token) { out += cache.values[e]; continue }
+                let v = f(String(decoding: token, as: UTF8.self))
+                cache.insert(token, v)
+                out += v
             }
-            return out
+            return true
         }
     }
 }

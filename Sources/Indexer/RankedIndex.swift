@@ -52,7 +52,7 @@ public struct RankedIndexBuilder: Sendable {
         let parts = Chunks.partials(docs.count, threads: threads) { range -> (words: [String], lists: [[(Int, Double)]], lengths: [Double]) in
             var numbers: [String: Int32] = [:], words: [String] = [], lists: [[(Int, Double)]] = []
             var tf: [Double] = [], mark: [Int] = []
-            var tokens: [String: [Int32]] = [:]
+            var tokens = TokenTable<[Int32]>()
             var lengths: [Double] = []
             lengths.reserveCapacity(range.count)
             func number(_ t: String) -> Int32 {
@@ -62,7 +62,8 @@ public struct RankedIndexBuilder: Sendable {
                 return n
             }
             func terms(_ text: String) -> [Int32] {
-                if let parts = TermMemo.perToken(text, &tokens, { Analyzer.terms($0).map(number) }) { return Array(parts.joined()) }
+                var out: [Int32] = []
+                if TermMemo.perToken(text, &tokens, into: &out, { Analyzer.terms($0).map(number) }) { return out }
                 return Analyzer.terms(text).map(number)
             }
             var touched: [Int32] = []

@@ -131,9 +131,9 @@ public enum SeedIndex {
     struct FieldKeys {
         var full: [String: [Int32]] = [:]
         var compact: [String: [Int32]] = [:]
-        var fullTokens: [String: [Int32]] = [:]
-        var compactTokens: [String: [Int32]] = [:]
-        var descriptionTokens: [String: [Int32]] = [:]
+        var fullTokens = TokenTable<[Int32]>()
+        var compactTokens = TokenTable<[Int32]>()
+        var descriptionTokens = TokenTable<[Int32]>()
     }
 
     /// Writes the product's entry and returns the numbers of the keys it is indexed under.
@@ -141,9 +141,7 @@ public enum SeedIndex {
                       to out: JSONStream) throws -> [Int32] {
         var keys: [Int32] = []
         if compact {
-            if let parts = TermMemo.perToken(d.name, &memo.compactTokens, { words.numbers(compactWords($0).filter(isDistinguishing)) }) {
-                for p in parts { keys += p }
-            } else {
+            if !TermMemo.perToken(d.name, &memo.compactTokens, into: &keys, { words.numbers(compactWords($0).filter(isDistinguishing)) }) {
                 keys = words.numbers(compactWords(d.name).filter(isDistinguishing))
             }
             for (text, on) in [(d.brand, d.brandIsSearchable), (d.category, d.categoryIsSearchable)] where on {
@@ -155,9 +153,7 @@ public enum SeedIndex {
             // A name made only of left-out words still finds its product.
             if keys.isEmpty { keys = words.numbers(compactWords(d.name)) }
         } else {
-            if let parts = TermMemo.perToken(d.name, &memo.fullTokens, { words.numbers(fullKeys($0)) }) {
-                for p in parts { keys += p }
-            } else {
+            if !TermMemo.perToken(d.name, &memo.fullTokens, into: &keys, { words.numbers(fullKeys($0)) }) {
                 keys = words.numbers(fullKeys(d.name))
             }
             for text in [d.brand, d.category] {
@@ -169,9 +165,7 @@ public enum SeedIndex {
             // The description's terms; a description that repeats the name adds none (its terms are among the name's
             // words and stems), and in the real corpus every description does.
             if d.description != d.name {
-                if let parts = TermMemo.perToken(d.description, &memo.descriptionTokens, { words.numbers(Analyzer.terms($0)) }) {
-                    for p in parts { keys += p }
-                } else {
+                if !TermMemo.perToken(d.description, &memo.descriptionTokens, into: &keys, { words.numbers(Analyzer.terms($0)) }) {
                     keys += words.numbers(Analyzer.terms(d.description))
                 }
             }

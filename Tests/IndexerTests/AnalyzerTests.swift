@@ -55,14 +55,15 @@ final class AnalyzerFastPathTests: XCTestCase {
         // Token at a time (TermMemo) gives what whole texts give, terms in order and seed keys as sets, including
         // texts seen twice (from the memo).
         var memo = TermMemo()
-        var fullTokens: [String: [String]] = [:], compactTokens: [String: [String]] = [:]
+        var fullTokens = TokenTable<[String]>(), compactTokens = TokenTable<[String]>()
         for t in texts + texts.prefix(500) {
             XCTAssertEqual(memo.terms(t), Analyzer.terms(t), t)
-            if let parts = TermMemo.perToken(t, &fullTokens, { Array(SeedIndex.fullKeys($0)) }) {
-                XCTAssertEqual(Set(parts.joined()), SeedIndex.fullKeys(t), t)
+            var full: [String] = [], compact: [String] = []
+            if TermMemo.perToken(t, &fullTokens, into: &full, { Array(SeedIndex.fullKeys($0)) }) {
+                XCTAssertEqual(Set(full), SeedIndex.fullKeys(t), t)
             }
-            if let parts = TermMemo.perToken(t, &compactTokens, { Array(SeedIndex.compactWords($0)) }) {
-                XCTAssertEqual(Set(parts.joined()), SeedIndex.compactWords(t), t)
+            if TermMemo.perToken(t, &compactTokens, into: &compact, { Array(SeedIndex.compactWords($0)) }) {
+                XCTAssertEqual(Set(compact), SeedIndex.compactWords(t), t)
             }
         }
     }

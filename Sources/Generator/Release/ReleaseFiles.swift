@@ -80,13 +80,27 @@ enum ReleaseFiles {
         let indexPath = "releases/\(version)/files.json"
         let listed = (current + out.map { TreeFile(path: $0.path, size: $0.bytes.count, sha256: $0.sha256, schema: $0.schema) })
             .sorted { $0.path < $1.path }
-        let index: JSON = .obj([
-            "version": .int(version), "currentVersion": .string(currentVersion), "generatedAt": .string(generatedAt),
-            "contentDigest": .string(contentDigest), "inputDigest": .string(inputDigest),
-            "files": .array(listed.map { .obj(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size),
-                                               "schema": .optional($0.schema)]) }),
-        ])
-        try add(indexPath, index, ManifestKinds.fileIndex)
+        // Streamed as text: with 100,000 files, a JSON value per entry cost more than the rest of this stage.
+        let index = JSONStream(capacity: 64 + listed.count * 160)
+        index.beginObject()
+        index.key("version"); index.int(version)
+        index.key("currentVersion"); index.string(currentVersion)
+        index.key("generatedAt"); index.string(generatedAt)
+        index.key("contentDigest"); index.string(contentDigest)
+        index.key("inputDigest"); index.string(inputDigest)
+        index.key("files"); index.beginArray()
+        for f in listed {
+            index.beginObject()
+            index.key("path"); index.string(f.path)
+            index.key("sha256"); index.string(f.sha256)
+            index.key("size"); index.int(f.size)
+            index.key("schema"); index.string(f.schema)
+            index.endObject()
+        }
+        index.endArray()
+        index.endObject()
+        let indexBytes = index.bytes
+        out.append((indexPath, indexBytes, Build.sha256Hex(indexBytes), ManifestKinds.fileIndex.schemaPath))
         let indexFile = out.last!
 
         let latest = deltaRefs.first { $0.from == version - 1 }

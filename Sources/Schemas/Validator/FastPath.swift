@@ -27,8 +27,6 @@ final class FastNode {
     /// Declared properties in schema order (keys, their schemas, and a bit for each required one), as parallel
     /// arrays: the walk reads them per member and must not copy tuples.
     let propertyKeys: [String]
-    /// The same names as UTF-8, for the text walk (`TextCheck.swift`) to compare member names without making strings.
-    let propertyKeyBytes: [[UInt8]]
     let propertyNodes: [FastNode]
     let propertyBits: [UInt64]
     let propertyIndex: [String: Int]?
@@ -49,14 +47,54 @@ final class FastNode {
 
     final class Target { var node: FastNode? }
 
+    /// The children again, unretained and in plain memory, for the text walk (`TextCheck.swift`): reading a class
+    /// reference out of an array or a field retains and releases it, and on a 100,000-product build that cost the
+    /// walk about as much as its checks. The strong references above keep every child alive as long as this node.
+    struct Unretained {
+        let items: Unmanaged<FastNode>?
+        let additional: Unmanaged<FastNode>?
+        let propertyNames: Unmanaged<FastNode>?
+        let properties: UnsafeMutableBufferPointer<Unmanaged<FastNode>>
+        let allOf: UnsafeMutableBufferPointer<Unmanaged<FastNode>>
+        let anyOf: UnsafeMutableBufferPointer<Unmanaged<FastNode>>
+        /// Declared property names as UTF-8, back to back: name k is `keyBytes[keyStarts[k]..<keyStarts[k + 1]]`.
+        let keyBytes: UnsafeMutableBufferPointer<UInt8>
+        let keyStarts: UnsafeMutableBufferPointer<Int>
+
+        init(items: FastNode?, additional: FastNode?, propertyNames: FastNode?, properties: [(String, FastNode)],
+             allOf: [FastNode], anyOf: [FastNode]) {
+            func buffer<T>(_ a: [T]) -> UnsafeMutableBufferPointer<T> {
+                let b = UnsafeMutableBufferPointer<T>.allocate(capacity: a.count)
+                _ = b.initialize(from: a)
+                return b
+            }
+            self.items = items.map(Unmanaged.passUnretained)
+            self.additional = additional.map(Unmanaged.passUnretained)
+            self.propertyNames = propertyNames.map(Unmanaged.passUnretained)
+            self.properties = buffer(properties.map { Unmanaged.passUnretained($0.1) })
+            self.allOf = buffer(allOf.map(Unmanaged.passUnretained))
+            self.anyOf = buffer(anyOf.map(Unmanaged.passUnretained))
+            keyBytes = buffer(properties.flatMap { Array($0.0.utf8) })
+            keyStarts = buffer(properties.reduce(into: [0]) { $0.append($0.last! + $1.0.utf8.count) })
+        }
+
+        func deallocate() {
+            properties.deallocate(); allOf.deallocate(); anyOf.deallocate(); keyBytes.deallocate(); keyStarts.deallocate()
+        }
+    }
+    let unretained: Unretained
+
+    deinit { unretained.deallocate() }
+
     /// A boolean schema.
     private init(always value: Bool) {
         alwaysFalse = !value
         typeMask = nil; enumValues = nil; constValue = JSON?.none; minimum = nil; maximum = nil; exclusiveMinimum = nil
         exclusiveMaximum = nil; minLength = nil; maxLength = nil; pattern = nil; nativePattern = nil; minItems = nil; maxItems = nil; items = nil
-        minProperties = nil; maxProperties = nil; propertyKeys = []; propertyKeyBytes = []; propertyNodes = []
+        minProperties = nil; maxProperties = nil; propertyKeys = []; propertyNodes = []
         propertyBits = []; propertyIndex = nil; requiredMask = 0; otherRequired = []; additional = nil; propertyNames = nil
         allOf = []; anyOf = []; ref = nil; hasObjectKeywords = false; combines = !value
+        unretained = Unretained(items: nil, additional: nil, propertyNames: nil, properties: [], allOf: [], anyOf: [])
     }
 
     private init(_ n: SchemaNode, ref: Target?, items: FastNode?, properties: [(String, FastNode)], additional: FastNode?,
@@ -75,7 +113,6 @@ final class FastNode {
         minProperties = n.minProperties; maxProperties = n.maxProperties
         self.items = items
         propertyKeys = properties.map(\.0)
-        propertyKeyBytes = properties.map { Array($0.0.utf8) }
         propertyNodes = properties.map(\.1)
         let bits: [UInt64] = properties.map { k, _ in n.required.firstIndex(of: k).map { 1 << UInt64($0) } ?? 0 }
         propertyBits = bits
@@ -96,6 +133,8 @@ final class FastNode {
         self.anyOf = anyOf
         hasObjectKeywords = !properties.isEmpty || additional != nil || propertyNames != nil || n.minProperties != nil || n.maxProperties != nil
         combines = ref != nil || !allOf.isEmpty || !anyOf.isEmpty || enumValues != nil || constValue != nil
+        unretained = Unretained(items: items, additional: additional, propertyNames: propertyNames, properties: properties,
+                                allOf: allOf, anyOf: anyOf)
     }
 
     /// Compiles `root`, or nil when a keyword outside the subset appears anywhere below it.

@@ -15,7 +15,7 @@ extension FastNode {
         guard let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         var c = TextCursor(base: base, end: text.count)
         c.skipSpace()
-        guard c.value(self, depth: 0) else { return false }
+        guard c.value(Unmanaged.passUnretained(self), depth: 0) else { return false }
         c.skipSpace()
         return c.i == c.end
     }
@@ -49,16 +49,24 @@ struct TextCursor {
     }
 
     /// Checks the value at the cursor against `node` (nil: any well-formed value) and moves past it.
-    mutating func value(_ node: FastNode?, depth: Int) -> Bool {
+    /// Nodes travel unretained (see `FastNode.Unretained`); each is borrowed for the time of its own check.
+    mutating func value(_ node: Unmanaged<FastNode>?, depth: Int) -> Bool {
         guard i < end, depth < Self.maxDepth else { return false }
-        let b = base[i]
-        if b == 0x7B || b == 0x5B {   // { [
-            if let n = node, n.combines { return materialised(n, depth: depth) }
-            return b == 0x7B ? object(node, depth: depth) : array(node, depth: depth)
+        guard let node else {
+            let b = base[i]
+            if b == 0x7B { return anyObject(depth: depth) }
+            if b == 0x5B { return array(nil, depth: depth) }
+            return scalar() != nil
         }
-        guard let s = scalar() else { return false }
-        guard let n = node else { return true }
-        return checkScalar(n, s)
+        return node._withUnsafeGuaranteedRef { n in
+            let b = base[i]
+            if b == 0x7B || b == 0x5B {
+                if n.combines { return materialised(n, depth: depth) }
+                return b == 0x7B ? object(n, depth: depth) : array(n, depth: depth)
+            }
+            guard let s = scalar() else { return false }
+            return checkScalar(n, s)
+        }
     }
 
     /// Containers under combining keywords: parsed into `JSON`, then the value walk.
@@ -73,10 +81,33 @@ struct TextCursor {
         try? JSONReader.parse(UnsafeBufferPointer(start: base + start, count: stop - start))
     }
 
-    private mutating func object(_ node: FastNode?, depth: Int) -> Bool {
+    /// An object whose members no keyword constrains (their values are only checked to be well-formed JSON).
+    private mutating func anyObject(depth: Int) -> Bool {
         i += 1
-        if let t = node?.typeMask, t.bits & TypeMask.object == 0 { return false }
-        let check = node.map { $0.hasObjectKeywords || $0.requiredMask != 0 } ?? false
+        skipSpace()
+        if i < end && base[i] == 0x7D { i += 1; return true }
+        while true {
+            skipSpace()
+            guard i < end, base[i] == 0x22, let key = scalar(), key.kind == .string else { return false }
+            skipSpace()
+            guard i < end, base[i] == 0x3A else { return false }
+            i += 1
+            skipSpace()
+            guard value(nil, depth: depth + 1) else { return false }
+            skipSpace()
+            guard i < end else { return false }
+            if base[i] == 0x2C { i += 1; continue }
+            guard base[i] == 0x7D else { return false }
+            i += 1
+            return true
+        }
+    }
+
+    // (The node is not optional here: binding an optional's class payload retains it.)
+    private mutating func object(_ n: FastNode, depth: Int) -> Bool {
+        if let t = n.typeMask, t.bits & TypeMask.object == 0 { return false }
+        guard n.hasObjectKeywords || n.requiredMask != 0 else { return anyObject(depth: depth) }
+        i += 1
         var count = 0, seen: UInt64 = 0, declared: UInt64 = 0, next = 0
         skipSpace()
         if i < end && base[i] == 0x7D { i += 1 }
@@ -89,31 +120,27 @@ struct TextCursor {
                 i += 1
                 skipSpace()
                 count += 1
-                if check, let n = node {
-                    if let p = n.propertyNames, !checkScalar(p, key) { return false }
-                    let found = lookup(key, in: n, from: next)
-                    if found >= 0 {
-                        // A repeated declared member (which the strict reader refuses) goes to the evaluator.
-                        if found < 64 {
-                            if declared & (1 << UInt64(found)) != 0 { return false }
-                            declared |= 1 << UInt64(found)
-                        }
-                        let bit = n.propertyBits[found]
-                        if bit != 0 && seen & bit != 0 { return false }
-                        seen |= bit
-                        guard value(n.propertyNodes[found], depth: depth + 1) else { return false }
-                        next = found + 1
-                    } else {
-                        if !n.otherRequired.isEmpty, let name = string(key) {
-                            for (k, bit) in n.otherRequired where k.utf8.elementsEqual(name.utf8) {
-                                if seen & bit != 0 { return false }
-                                seen |= bit
-                            }
-                        }
-                        guard value(n.additional, depth: depth + 1) else { return false }
+                if let p = n.unretained.propertyNames, !p._withUnsafeGuaranteedRef({ checkScalar($0, key) }) { return false }
+                let found = lookup(key, in: n, from: next)
+                if found >= 0 {
+                    // A repeated declared member (which the strict reader refuses) goes to the evaluator.
+                    if found < 64 {
+                        if declared & (1 << UInt64(found)) != 0 { return false }
+                        declared |= 1 << UInt64(found)
                     }
+                    let bit = n.propertyBits[found]
+                    if bit != 0 && seen & bit != 0 { return false }
+                    seen |= bit
+                    guard value(n.unretained.properties[found], depth: depth + 1) else { return false }
+                    next = found + 1
                 } else {
-                    guard value(nil, depth: depth + 1) else { return false }
+                    if !n.otherRequired.isEmpty, let name = string(key) {
+                        for (k, bit) in n.otherRequired where k.utf8.elementsEqual(name.utf8) {
+                            if seen & bit != 0 { return false }
+                            seen |= bit
+                        }
+                    }
+                    guard value(n.unretained.additional, depth: depth + 1) else { return false }
                 }
                 skipSpace()
                 guard i < end else { return false }
@@ -123,7 +150,6 @@ struct TextCursor {
                 break
             }
         }
-        guard check, let n = node else { return true }
         if let m = n.minProperties, count < m { return false }
         if let m = n.maxProperties, count > m { return false }
         return seen == n.requiredMask
@@ -131,25 +157,32 @@ struct TextCursor {
 
     /// Index of the declared property named by `key`, or -1. Members usually come in declared order.
     private func lookup(_ key: TextScalar, in n: FastNode, from next: Int) -> Int {
-        let keys = n.propertyKeyBytes
-        if keys.isEmpty { return -1 }
+        let u = n.unretained
+        let count = u.properties.count
+        if count == 0 { return -1 }
         if key.escaped {
             guard let name = string(key) else { return -1 }
-            return keys.firstIndex { $0.elementsEqual(name.utf8) } ?? -1
+            return n.propertyKeys.firstIndex { $0.utf8.elementsEqual(name.utf8) } ?? -1
         }
         let len = key.end - key.start
-        @inline(__always) func equal(_ k: [UInt8]) -> Bool {
-            k.count == len && k.withUnsafeBufferPointer { memcmp($0.baseAddress!, base + key.start, len) == 0 }
+        @inline(__always) func equal(_ k: Int) -> Bool {
+            let start = u.keyStarts[k]
+            return u.keyStarts[k + 1] - start == len && memcmp(u.keyBytes.baseAddress! + start, base + key.start, len) == 0
         }
-        if next < keys.count, equal(keys[next]) { return next }
-        for j in keys.indices where equal(keys[j]) { return j }
+        if next < count, equal(next) { return next }
+        for j in 0..<count where equal(j) { return j }
         return -1
     }
 
-    private mutating func array(_ node: FastNode?, depth: Int) -> Bool {
+    /// An array; `n` nil: any items (well-formed only).
+    private mutating func array(_ n: FastNode?, depth: Int) -> Bool {
+        // Read once, as plain values (binding the optional node again would retain it).
+        var items: Unmanaged<FastNode>?, minItems: Int?, maxItems: Int?
+        if let n {
+            if let t = n.typeMask, t.bits & TypeMask.array == 0 { return false }
+            items = n.unretained.items; minItems = n.minItems; maxItems = n.maxItems
+        }
         i += 1
-        if let t = node?.typeMask, t.bits & TypeMask.array == 0 { return false }
-        let items = node?.items
         var count = 0
         skipSpace()
         if i < end && base[i] == 0x5D { i += 1 }
@@ -166,8 +199,8 @@ struct TextCursor {
                 break
             }
         }
-        if let m = node?.minItems, count < m { return false }
-        if let m = node?.maxItems, count > m { return false }
+        if let m = minItems, count < m { return false }
+        if let m = maxItems, count > m { return false }
         return true
     }
 
@@ -375,8 +408,9 @@ struct TextCursor {
             } else if let p = n.pattern, !p.memo.matches(text, p.regex) { return false }
         default: break
         }
-        for a in n.allOf where !checkScalar(a, s) { return false }
-        if !n.anyOf.isEmpty, !n.anyOf.contains(where: { checkScalar($0, s) }) { return false }
+        let u = n.unretained
+        for a in u.allOf where !a._withUnsafeGuaranteedRef({ checkScalar($0, s) }) { return false }
+        if !u.anyOf.isEmpty, !u.anyOf.contains(where: { $0._withUnsafeGuaranteedRef { checkScalar($0, s) } }) { return false }
         return true
     }
 }

@@ -1,0 +1,88 @@
+import Foundation
+
+/// A map from tokens (short runs of UTF-8 bytes) to values, looked up by the bytes themselves: no `String` is made
+/// to ask, and the hash is a cheap multiply over eight bytes at a time instead of `String`'s SipHash with its
+/// Unicode-aware equality. A catalog's names repeat the same few thousand tokens hundreds of thousands of times, so
+/// these lookups are most of what per-token memoisation costs. Open addressing, linear probing; it only grows.
+/// The hash decides only where a key sits, never what a lookup answers, so nothing built from it depends on it.
+public struct TokenTable<Value> {
+    /// Entry number + 1 per slot (0: empty); the slot count is a power of two, at most half full.
+    private var slots: [Int32] = Array(repeating: 0, count: 64)
+    private var hashes: [UInt64] = []
+    /// Keys back to back: entry k's key is `keyBytes[keyStarts[k]..<keyStarts[k + 1]]`.
+    private var keyBytes: [UInt8] = []
+    private var keyStarts: [Int] = [0]
+    public private(set) var values: [Value] = []
+
+    public init() {}
+
+    public var count: Int { values.count }
+
+    /// The entry number of `key`, if present.
+    public func find(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let h = Self.hash(key)
+        let mask = slots.count - 1
+        var s = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let e = Int(slots[s]) - 1
+            if e < 0 { return nil }
+            if hashes[e] == h && equal(e, key) { return e }
+            s = (s + 1) & mask
+        }
+    }
+
+    /// Adds `key` (which must not be present) with `value`; returns its entry number.
+    @discardableResult
+    public mutating func insert(_ key: UnsafeBufferPointer<UInt8>, _ value: Value) -> Int {
+        if (values.count + 1) * 2 > slots.count { grow() }
+        let h = Self.hash(key)
+        let e = values.count
+        hashes.append(h)
+        keyBytes.append(contentsOf: key)
+        keyStarts.append(keyBytes.count)
+        values.append(value)
+        place(e, h)
+        return e
+    }
+
+    private mutating func place(_ e: Int, _ h: UInt64) {
+        let mask = slots.count - 1
+        var s = Int(truncatingIfNeeded: h) & mask
+        while slots[s] != 0 { s = (s + 1) & mask }
+        slots[s] = Int32(e + 1)
+    }
+
+    private mutating func grow() {
+        slots = Array(repeating: 0, count: slots.count * 2)
+        for e in values.indices { place(e, hashes[e]) }
+    }
+
+    private func equal(_ e: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = keyStarts[e], len = keyStarts[e + 1] - start
+        guard len == key.count else { return false }
+        return keyBytes.withUnsafeBufferPointer { stored in
+            len == 0 || memcmp(stored.baseAddress! + start, key.baseAddress!, len) == 0
+        }
+    }
+
+    /// Eight bytes at a time, each word mixed by a multiply and a shift (the finaliser of SplitMix64).
+    static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(key.count)
+        guard let p = key.baseAddress else { return h }
+        @inline(__always) func mix(_ w: UInt64) {
+            h = (h ^ w) &* 0xBF58_476D_1CE4_E5B9
+            h ^= h >> 31
+        }
+        var i = 0
+        while key.count - i >= 8 {
+            mix(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+            i += 8
+        }
+        if i < key.count {
+            var w: UInt64 = 0
+            for k in i..<key.count { w |= UInt64(p[k]) << UInt64(8 * (k - i)) }
+            mix(w)
+        }
+        return (h ^ (h >> 29)) &* 0x94D0_49BB_1331_11EB
+    }
+}
