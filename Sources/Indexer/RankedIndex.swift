@@ -49,43 +49,11 @@ public struct RankedIndexBuilder: Sendable {
         // map, merged in chunk order, so every list is in document order whatever the thread count.
         // Terms are numbered per chunk (each distinct term hashed once per chunk, each ASCII token analysed once), and
         // a document's frequencies are summed in a scratch array by term number.
-        let parts = Chunks.partials(docs.count, threads: threads) { range -> (words: [String], lists: [[(Int, Double)]], lengths: [Double]) in
-            var numbers: [String: Int32] = [:], words: [String] = [], lists: [[(Int, Double)]] = []
-            var tf: [Double] = [], mark: [Int] = []
-            var tokens = TokenTable<[Int32]>()
-            var lengths: [Double] = []
-            lengths.reserveCapacity(range.count)
-            func number(_ t: String) -> Int32 {
-                if let n = numbers[t] { return n }
-                let n = Int32(words.count)
-                numbers[t] = n; words.append(t); lists.append([]); tf.append(0); mark.append(-1)
-                return n
-            }
-            func terms(_ text: String) -> [Int32] {
-                var out: [Int32] = []
-                if TermMemo.perToken(text, &tokens, into: &out, { Analyzer.terms($0).map(number) }) { return out }
-                return Analyzer.terms(text).map(number)
-            }
-            var touched: [Int32] = []
-            for i in range {
-                var len = 0.0
-                var seen: [(text: String, terms: [Int32])] = []
-                touched.removeAll(keepingCapacity: true)
-                for f in docs[i].fields {
-                    // A field that repeats another (a description that is the name) is analysed once.
-                    let ts = seen.first { $0.text == f.text }?.terms ?? terms(f.text)
-                    seen.append((f.text, ts))
-                    for t in ts {
-                        let k = Int(t)
-                        if mark[k] != i { mark[k] = i; tf[k] = 0; touched.append(t) }
-                        tf[k] += f.weight; len += f.weight
-                    }
-                }
-                // tf kept to a millionth, so scores never depend on the order weights were summed in.
-                for t in touched { lists[Int(t)].append((i, Double(Int(tf[Int(t)] * 1_000_000)) / 1_000_000)) }
-                lengths.append(len)
-            }
-            return (words, lists, lengths)
+        let parts = Chunks.partials(docs.count, threads: threads) { range -> ChunkTerms in
+            var chunk = ChunkTerms()
+            chunk.lengths.reserveCapacity(range.count)
+            for i in range { chunk.add(docs[i], number: i) }
+            return chunk
         }
         // The chunks' lists joined in chunk order: every list is in document order whatever the thread count.
         var postings: [String: [(Int, Double)]] = [:]
@@ -181,6 +149,53 @@ public struct RankedIndexBuilder: Sendable {
         let metaPath = "\(folder)/meta.json"
         files.append((metaPath, try writer.bytes(meta)))
         return Output(files: files, metaPath: metaPath)
+    }
+
+    /// One chunk's terms, numbered in order of appearance, with their postings and the documents' lengths.
+    /// (A struct, not closures over local variables: those are boxed and every access is checked at run time.)
+    struct ChunkTerms {
+        var numbers: [String: Int32] = [:], words: [String] = [], lists: [[(Int, Double)]] = []
+        var lengths: [Double] = []
+        private var tf: [Double] = [], mark: [Int] = []
+        private var tokens = TokenTable<[Int32]>()
+        private var touched: [Int32] = []
+
+        mutating func number(_ t: String) -> Int32 {
+            if let n = numbers[t] { return n }
+            let n = Int32(words.count)
+            numbers[t] = n; words.append(t); lists.append([]); tf.append(0); mark.append(-1)
+            return n
+        }
+
+        mutating func terms(_ text: String) -> [Int32] {
+            var out: [Int32] = []
+            // The table is moved out for the call (`number` needs all of self meanwhile) and back.
+            var table = TokenTable<[Int32]>.empty
+            swap(&table, &tokens)
+            defer { swap(&table, &tokens) }
+            if TermMemo.perToken(text, &table, into: &out, { Analyzer.terms($0).map { number($0) } }) { return out }
+            return Analyzer.terms(text).map { number($0) }
+        }
+
+        /// Weighted term frequencies of document `i`, appended to the postings.
+        mutating func add(_ doc: RankedDocument, number i: Int) {
+            var len = 0.0
+            var seen: [(text: String, terms: [Int32])] = []
+            touched.removeAll(keepingCapacity: true)
+            for f in doc.fields {
+                // A field that repeats another (a description that is the name) is analysed once.
+                let ts = seen.first { $0.text == f.text }?.terms ?? terms(f.text)
+                seen.append((f.text, ts))
+                for t in ts {
+                    let k = Int(t)
+                    if mark[k] != i { mark[k] = i; tf[k] = 0; touched.append(t) }
+                    tf[k] += f.weight; len += f.weight
+                }
+            }
+            // tf kept to a millionth, so scores never depend on the order weights were summed in.
+            for t in touched { lists[Int(t)].append((i, Double(Int(tf[Int(t)] * 1_000_000)) / 1_000_000)) }
+            lengths.append(len)
+        }
     }
 
     static func fieldWeights(_ docs: [RankedDocument]) -> [(String, Double)] {

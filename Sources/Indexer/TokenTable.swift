@@ -16,6 +16,10 @@ public struct TokenTable<Value> {
 
     public init() {}
 
+    /// A table of no slots, only to hold a place (a swap target); inserting into it is not allowed.
+    static var empty: TokenTable { TokenTable(slots: []) }
+    private init(slots: [Int32]) { self.slots = slots; keyStarts = [] }   // (allocates nothing)
+
     public var count: Int { values.count }
 
     /// The entry number of `key`, if present.

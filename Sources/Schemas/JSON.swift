@@ -208,12 +208,15 @@ public struct JSONNumber: Sendable, CustomStringConvertible {
 
     /// Shortest round-trip text of a finite double, without a trailing ".0".
     static func format(_ d: Double) -> String {
-        var s = d.description  // Swift prints the shortest representation that round-trips
-        if s.hasSuffix(".0") { s.removeLast(2) }
-        if let e = s.firstIndex(of: "e"), s[s.index(before: e)] == "0", s[..<e].hasSuffix(".0") {
-            s.removeSubrange(s.index(e, offsetBy: -2)..<e)
+        // Swift prints the shortest representation that round-trips; ".0" is dropped, also before an exponent.
+        // (Edited as bytes: Character searches cost more than the printing.)
+        var b = Array(d.description.utf8)
+        if let e = b.firstIndex(of: UInt8(ascii: "e")) {
+            if e >= 2, b[e - 1] == UInt8(ascii: "0"), b[e - 2] == UInt8(ascii: ".") { b.removeSubrange(e - 2..<e) }
+        } else if b.count >= 2, b[b.count - 1] == UInt8(ascii: "0"), b[b.count - 2] == UInt8(ascii: ".") {
+            b.removeLast(2)
         }
-        return s
+        return String(decoding: b, as: UTF8.self)
     }
 }
 

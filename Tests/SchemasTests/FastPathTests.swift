@@ -92,6 +92,31 @@ final class FastPathTests: XCTestCase {
         XCTAssertTrue(textVerdict(i, Array("[9000000000000000000]".utf8)))
     }
 
+    /// Plain decimals against integer bounds (read from the digits) agree with the exact order of the literal, on
+    /// every side of each bound: equal, just above, just below, negative zero, long whole parts, trailing zeros.
+    func testTextWalkDecimalsAgainstIntegerBounds() throws {
+        let literals = ["0", "-0", "0.0", "-0.0", "0.000", "0.001", "-0.001", "4.999", "5", "5.000", "5.0001", "-1", "-1.0",
+                        "-1.5", "-0.5", "-2.00", "-2.01", "-1.99", "1.5", "123456789012345678.5", "-123456789012345678.5",
+                        "1234567890123456789.5", "4.5e0", "10.25", "0.99999999999999999999"]
+        for bound in [-2, -1, 0, 1, 5] {
+            for keyword in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+                let v = try validator(["type": "number", keyword: .int(bound)])
+                for t in literals {
+                    let x = JSONNumber(literal: t), b = JSONNumber(bound)
+                    let expected: Bool
+                    switch keyword {
+                    case "minimum": expected = !(x < b)
+                    case "maximum": expected = !(b < x)
+                    case "exclusiveMinimum": expected = b < x
+                    default: expected = x < b
+                    }
+                    // true from the text walk must be right; and it must settle these plain literals itself.
+                    XCTAssertEqual(textVerdict(v, Array(t.utf8)), expected, "\(t) \(keyword) \(bound)")
+                }
+            }
+        }
+    }
+
     /// Member names are compared as code points from the text (escaped or not); a repeated required member does not
     /// stand in for a missing one; nullable scalars are settled without making values.
     func testTextWalkOnObjects() throws {

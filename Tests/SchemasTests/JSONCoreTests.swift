@@ -69,6 +69,17 @@ final class JSONWriterTests: XCTestCase {
         for d in [0.30000000000000004, 1.0 / 3.0, 123456.789, 5e-324, 1.7976931348623157e308] {
             XCTAssertEqual(Double(try w.string(.double(d))), d)
         }
+        // Across magnitudes: every text parses back, and none ends in ".0" or has ".0" before its exponent.
+        for (start, factor) in [(1.0, 7.3), (1.0, 0.13), (-2.5, 10.0), (3.0, 0.1)] {
+            var x = start
+            for _ in 0..<300 {
+                let t = try w.string(.double(x))
+                XCTAssertEqual(Double(t), x, t)
+                XCTAssertFalse(t.hasSuffix(".0") || t.contains(".0e"), t)
+                x *= factor
+                if !x.isFinite || x == 0 { break }
+            }
+        }
     }
 
     /// Numbers order by their exact value, also where doubles tie or overflow.

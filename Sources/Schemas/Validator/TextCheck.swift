@@ -339,11 +339,37 @@ struct TextCursor {
     /// literals by their nearest doubles when those differ (rounding never reverses an order), else from the digits.
     private func order(_ s: TextScalar, _ known: JSONNumber?, _ bound: JSONNumber) -> Int {
         if let x = known ?? smallInteger(s).map(JSONNumber.init) { return x < bound ? -1 : bound < x ? 1 : 0 }
+        if case .int(let b) = bound.storage, let o = decimalOrder(s, b) { return o }
         // (A literal of up to 15 bytes is a small string: no allocation.)
         let text = String(decoding: UnsafeBufferPointer(start: base + s.start, count: s.end - s.start), as: UTF8.self)
         if let x = Double(text), let y = Optional(bound.double), x.isFinite, y.isFinite, x != y { return x < y ? -1 : 1 }
         let x = JSONNumber(literal: text)
         return x < bound ? -1 : bound < x ? 1 : 0
+    }
+
+    /// The order of a plain decimal literal (no exponent, at most 18 integer digits: a price, a rating) against an
+    /// integer bound, from its digits: the integer part decides, and a nonzero fraction only breaks the tie.
+    /// nil for other literals.
+    private func decimalOrder(_ s: TextScalar, _ bound: Int) -> Int? {
+        var k = s.start
+        let negative = base[k] == 0x2D
+        if negative { k += 1 }
+        let digitsStart = k
+        var whole = 0
+        while k < s.end, base[k] &- 0x30 < 10 {
+            guard k - digitsStart < 18 else { return nil }
+            whole = whole * 10 + Int(base[k] &- 0x30); k += 1
+        }
+        var fraction = false
+        if k < s.end, base[k] == 0x2E {
+            k += 1
+            while k < s.end, base[k] &- 0x30 < 10 { if base[k] != 0x30 { fraction = true }; k += 1 }
+        }
+        guard k == s.end else { return nil }   // an exponent
+        let v = negative ? -whole : whole
+        if !fraction { return v < bound ? -1 : v > bound ? 1 : 0 }
+        // The value lies strictly between v and the next integer away from zero.
+        return negative ? (v <= bound ? -1 : 1) : (v < bound ? -1 : 1)
     }
 
     private func numberValue(_ s: TextScalar) -> JSONNumber {
