@@ -44,15 +44,15 @@ public enum SeedIndex {
     public static func write(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1,
                              to out: JSONStream) throws {
         // Each product's entry text and keys (numbers of its chunk's words, see `Vocabulary`), in parallel chunks.
-        let parts = Chunks.partials(docs.count, threads: threads) { range -> (words: Vocabulary, entries: Result<[UInt8], Error>) in
+        let parts = Chunks.partials(docs.count, threads: threads) { range -> (words: Vocabulary, entries: Result<JSONStream, Error>) in
             var words = Vocabulary()
             var memo = FieldKeys()
             let text = JSONStream(capacity: range.count * 256)
-            let written = Result<[UInt8], Error> {
+            let written = Result<JSONStream, Error> {
                 for i in range {
                     for k in try entry(docs[i], compact: compact, memo: &memo, words: &words, to: text) { words.postings[Int(k)].append(i) }
                 }
-                return text.bytes
+                return text
             }
             return (words, written)
         }
@@ -61,10 +61,13 @@ public enum SeedIndex {
         for p in parts {
             for (k, w) in p.words.words.enumerated() where !p.words.postings[k].isEmpty { keywordIds[w, default: []] += p.words.postings[k] }
         }
-        // Each id as JSON text once: the maps repeat every id a hundred times.
-        let idText = Chunks.map(docs.count, threads: threads) { i in
-            let t = JSONStream(capacity: docs[i].id.utf8.count + 2); t.string(docs[i].id); return t.bytes
-        }
+        // Each id as JSON text once, all in one buffer (id k at idStarts[k]..<idStarts[k + 1] - 1): the maps repeat every
+        // id a hundred times, and an array per id would be retained and released at each use, by two threads at once.
+        let idStream = JSONStream(capacity: docs.count * 16)
+        var idStarts = [0]
+        idStarts.reserveCapacity(docs.count + 1)
+        for i in docs.indices { idStream.string(docs[i].id); idStarts.append(idStream.count + 1) }   // (+1: the comma between)
+        let idText = idStream.bytes
         func idMap(_ m: [String: [Int]]) {
             // Keys in the order of their first product (then by name), not alphabetically: the words of one product
             // sit together and their lists start alike, which gzip turns into back-references (real corpus: compact
@@ -72,10 +75,12 @@ public enum SeedIndex {
             let keys = m.keys.map { ($0, m[$0]![0]) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
             let chunks = Chunks.partials(keys.count, threads: threads) { range -> [UInt8] in
                 let t = JSONStream(capacity: range.count * 64)
-                for k in keys[range] {
-                    t.key(k); t.beginArray()
-                    for i in m[k]! { t.raw(idText[i]) }
-                    t.endArray()
+                idText.withUnsafeBytes { ids in
+                    for k in keys[range] {
+                        t.key(k); t.beginArray()
+                        for i in m[k]! { t.raw(UnsafeRawBufferPointer(rebasing: ids[idStarts[i]..<idStarts[i + 1] - 1])) }
+                        t.endArray()
+                    }
                 }
                 return t.bytes
             }
@@ -84,16 +89,16 @@ public enum SeedIndex {
             out.endObject()
         }
         var categories: [String: [Int]] = [:], brands: [String: [Int]] = [:]
-        for (i, d) in docs.enumerated() where !compact {
-            categories[d.category, default: []].append(i)
-            brands[d.brand, default: []].append(i)
+        for i in docs.indices where !compact {
+            categories[docs[i].category, default: []].append(i)
+            brands[docs[i].brand, default: []].append(i)
         }
         out.beginObject()
         out.key("version"); out.string(version)
         out.key("generatedAt"); out.string(generatedAt)
         out.key("totalProducts"); out.int(docs.count)
         out.key("products"); out.beginArray()
-        for p in parts { let entries = try p.entries.get(); if !entries.isEmpty { out.raw(entries) } }
+        for p in parts { let entries = try p.entries.get(); if entries.count > 0 { entries.withBytes { out.raw($0) } } }
         out.endArray()
         out.key("keywords"); idMap(keywordIds)
         out.key("categories"); idMap(categories)
@@ -137,31 +142,37 @@ public enum SeedIndex {
     }
 
     /// Writes the product's entry and returns the numbers of the keys it is indexed under.
-    static func entry(_ d: SearchDocument, compact: Bool, memo: inout FieldKeys, words: inout Vocabulary,
+    // (`borrowing`: the document is read in place; a copy would retain its six strings, and both indexes read the
+    // same documents on two threads at once.)
+    static func entry(_ d: borrowing SearchDocument, compact: Bool, memo: inout FieldKeys, words: inout Vocabulary,
                       to out: JSONStream) throws -> [Int32] {
         var keys: [Int32] = []
         if compact {
             if !TermMemo.perToken(d.name, &memo.compactTokens, into: &keys, { words.numbers(compactWords($0).filter(isDistinguishing)) }) {
                 keys = words.numbers(compactWords(d.name).filter(isDistinguishing))
             }
-            for (text, on) in [(d.brand, d.brandIsSearchable), (d.category, d.categoryIsSearchable)] where on {
-                if let known = memo.compact[text] { keys += known; continue }
+            func add(_ text: String) {
+                if let known = memo.compact[text] { keys += known; return }
                 let found = words.numbers(compactWords(text).filter(isDistinguishing))
                 memo.compact[text] = found
                 keys += found
             }
+            if d.brandIsSearchable { add(d.brand) }
+            if d.categoryIsSearchable { add(d.category) }
             // A name made only of left-out words still finds its product.
             if keys.isEmpty { keys = words.numbers(compactWords(d.name)) }
         } else {
             if !TermMemo.perToken(d.name, &memo.fullTokens, into: &keys, { words.numbers(fullKeys($0)) }) {
                 keys = words.numbers(fullKeys(d.name))
             }
-            for text in [d.brand, d.category] {
-                if let known = memo.full[text] { keys += known; continue }
+            func add(_ text: String) {
+                if let known = memo.full[text] { keys += known; return }
                 let found = words.numbers(fullKeys(text))
                 memo.full[text] = found
                 keys += found
             }
+            add(d.brand)
+            add(d.category)
             // The description's terms; a description that repeats the name adds none (its terms are among the name's
             // words and stems), and in the real corpus every description does.
             if d.description != d.name {
