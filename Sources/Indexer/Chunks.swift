@@ -16,9 +16,10 @@ enum Chunks {
         }
     }
 
-    /// One partial result per chunk (from its range of indices), in chunk order.
-    static func partials<T>(_ n: Int, threads: Int, _ f: (Range<Int>) -> T) -> [T] {
-        let chunks = count(n, threads: threads)
+    /// One partial result per chunk (from its range of indices), in chunk order. `perThread`: chunks per thread, fewer
+    /// where each chunk pays to learn its own vocabulary (the indexes), more for balance.
+    static func partials<T>(_ n: Int, threads: Int, perThread: Int = 8, _ f: (Range<Int>) -> T) -> [T] {
+        let chunks = max(1, min(n, max(1, threads) * perThread))
         return map(chunks, threads: threads) { c in f((c * n / chunks)..<((c + 1) * n / chunks)) }
     }
 }

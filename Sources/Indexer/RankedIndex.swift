@@ -49,7 +49,7 @@ public struct RankedIndexBuilder: Sendable {
         // map, merged in chunk order, so every list is in document order whatever the thread count.
         // Terms are numbered per chunk (each distinct term hashed once per chunk, each ASCII token analysed once), and
         // a document's frequencies are summed in a scratch array by term number.
-        let parts = Chunks.partials(docs.count, threads: threads) { range -> ChunkTerms in
+        let parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> ChunkTerms in
             var chunk = ChunkTerms()
             chunk.lengths.reserveCapacity(range.count)
             for i in range { chunk.add(docs[i], number: i) }

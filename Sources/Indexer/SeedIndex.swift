@@ -44,7 +44,7 @@ public enum SeedIndex {
     public static func write(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1,
                              to out: JSONStream) throws {
         // Each product's entry text and keys (numbers of its chunk's words, see `Vocabulary`), in parallel chunks.
-        let parts = Chunks.partials(docs.count, threads: threads) { range -> (words: Vocabulary, entries: Result<JSONStream, Error>) in
+        let parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> (words: Vocabulary, entries: Result<JSONStream, Error>) in
             var words = Vocabulary()
             var memo = FieldKeys()
             let text = JSONStream(capacity: range.count * 256)

@@ -157,6 +157,7 @@ struct CatalogCheck {
             return ([:], [])
         }
         var collisions = CollisionDetector()
+        var records: [String: Int] = [:]
         for (i, c) in list.enumerated() {
             let rec = i + 1
             guard let id = c["id"]?.stringValue, !id.isEmpty else { errors.append(BuildError(file: file, line: rec, field: "id", "is missing (record \(rec))")); continue }
@@ -170,10 +171,27 @@ struct CatalogCheck {
             }
             nodes[id] = CategoryNode(id: id, path: path, name: name, parent: parent, children: [], synthetic: false)
             order.append(id)
+            records[id] = rec
         }
         for id in order { if let p = nodes[id]!.parent, nodes[p] == nil {
             errors.append(BuildError(file: file, field: "parent", "category \"\(id)\" names a parent \"\(p)\" that is not in the tree"))
         } }
+        // Every parent chain must end at a top-level category: the categories of a cycle would belong to no tree.
+        var reported: Set<[String]> = []
+        for id in order {
+            var chain = [id], cur = nodes[id]!.parent
+            while let p = cur, let node = nodes[p] {
+                if let k = chain.firstIndex(of: p) {
+                    let cycle = Array(chain[k...])
+                    if reported.insert(cycle.sorted()).inserted {
+                        errors.append(BuildError(file: file, line: records[p], field: "parent",
+                                                 "category \"\(p)\" is its own ancestor (\((cycle + [p]).joined(separator: " → ")))"))
+                    }
+                    break
+                }
+                chain.append(p); cur = node.parent
+            }
+        }
         return (nodes, order)
     }
 

@@ -128,7 +128,7 @@ public struct CatalogDomain: Domain {
                 nodes[uid] = CategoryNode(id: uid, path: try SafePath.nested(uid), name: settings.uncategorizedName, parent: nil, children: [], synthetic: true)
                 order.append(uid)
             }
-            for i in uncategorized { products[i].categoryId = uid }
+            for i in uncategorized { products[i] = products[i].with(categoryId: uid) }
         }
         note("products without a category", missingCategory, "listed under \"\(settings.uncategorizedId)\" (\(uncategorized.count) priced)", uncategorized.prefix(5).map { products[$0].id })
 
@@ -165,7 +165,9 @@ public struct CatalogDomain: Domain {
             display[k] = v.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.first!.key
             if v.count > 1 { merged += 1 }
         }
-        for i in products.indices { if let k = products[i].brandKey { products[i].brand = display[k] } }
+        for i in products.indices {
+            if let k = products[i].brandKey, let shown = display[k], shown != products[i].brand { products[i] = products[i].with(brand: shown) }
+        }
         note("brands with case variants", merged, "merged case-insensitively; the most common spelling is shown",
              variants.filter { $0.value.count > 1 }.keys.sorted().map { variants[$0]!.keys.sorted().joined(separator: "/") })
         note("products without a brand", missingBrand, "shown as \"\(settings.unbrandedName)\" on detail pages and in indexes; null brand on category pages")
@@ -194,11 +196,13 @@ public struct CatalogDomain: Domain {
         // Distinct products per subtree, ordered by popularity then id.
         var direct: [String: [Int]] = [:]
         for (i, p) in products.enumerated() { direct[p.categoryId, default: []].append(i) }
-        var subtree: [String: [Int]] = [:]
-        for id in dfs.reversed() {
-            var set = Set(direct[id] ?? [])
-            for ch in nodes[id]!.children { set.formUnion(subtree[ch] ?? []) }
-            subtree[id] = set.sorted { popularity[$0] != popularity[$1] ? popularity[$0] > popularity[$1] : products[$0].id < products[$1].id }
+        // One sort of all products (products are in id order, so the index breaks ties as the id would), then each
+        // product joins its category and every ancestor: each list comes out in that order, each product once.
+        let byPopularity = products.indices.sorted { popularity[$0] != popularity[$1] ? popularity[$0] > popularity[$1] : $0 < $1 }
+        var subtree: [String: [Int]] = Dictionary(uniqueKeysWithValues: dfs.map { ($0, []) })
+        for i in byPopularity {
+            var cur: String? = products[i].categoryId
+            while let id = cur, let node = nodes[id] { subtree[id]!.append(i); cur = node.parent }
         }
 
         lap("policies, popularity, subtrees")
@@ -215,17 +219,25 @@ public struct CatalogDomain: Domain {
                                  featured: featured, popularity: popularity, unbrandedName: settings.unbrandedName)
         model.report = report
         model.uncategorizedId = settings.uncategorizedId
-        // Every field of every product, unit-separated, a record separator after each product: one buffer, one hash.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(products.count * 320)
-        for i in products.indices {
-            let p = products[i]
-            let fields = [p.id, p.name, p.description, p.brand ?? "", p.price?.description ?? "", p.currency, p.inStock ? "1" : "0",
-                          p.imageUrl ?? "", p.ratingAverage.map { "\($0)" } ?? "", String(p.ratingCount), p.categoryId]
-            for (k, f) in fields.enumerated() { if k > 0 { bytes.append(0x1F) }; bytes += f.utf8 }
-            bytes.append(0x1E)
+        // Every field of every product, unit-separated, a record separator after each product: one buffer (written
+        // in parallel slices, joined in order), one hash.
+        let slices = min(products.count, 256)   // (Parallel.map runs fewer than 256 items serially)
+        let parts = Parallel.map(slices, threads: context.threads) { k -> [UInt8] in
+            var bytes: [UInt8] = []
+            let range = (k * products.count / slices)..<((k + 1) * products.count / slices)
+            bytes.reserveCapacity(range.count * 400)
+            for i in range {
+                let p = products[i]
+                for (n, f) in [p.id, p.name, p.description, p.brand ?? "", p.price?.description ?? "", p.currency, p.inStock ? "1" : "0",
+                               p.imageUrl ?? "", p.ratingAverage?.description ?? "", String(p.ratingCount), p.categoryId].enumerated() {
+                    if n > 0 { bytes.append(0x1F) }
+                    bytes += f.utf8
+                }
+                bytes.append(0x1E)
+            }
+            return bytes
         }
-        model.dataVersion = String(Build.sha256Hex(bytes).prefix(12))
+        model.dataVersion = String(Build.sha256Hex(parts.flatMap { $0 }).prefix(12))
         return model
     }
 }

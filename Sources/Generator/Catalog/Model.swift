@@ -5,29 +5,31 @@ import Schemas
 /// A class, not a struct: every page, index and list reads the same products many times over, and a reference costs
 /// one retain where a copy of a dozen strings costs a dozen. Policies set `categoryId` and `brand` while the catalog
 /// loads (one thread); after that the model is read-only, which is what makes sharing it across threads safe.
+// Every field is a `let`: a class's `var`s are checked for exclusive access at run time on each read, and every output
+// reads a dozen fields of each of 100,000 products. The two fields policies change are changed by copying (`with`).
 public final class Product: @unchecked Sendable {
-    public var id: String
+    public let id: String
     /// `id` as a safe path segment (what links use).
-    public var segment: String
-    public var name: String
-    public var description: String
+    public let segment: String
+    public let name: String
+    public let description: String
     /// Display brand after case-folded merging; nil when the input has none.
-    public var brand: String?
+    public let brand: String?
     /// The brand's case-folded key (merging DEWALT and Dewalt).
-    public var brandKey: String?
+    public let brandKey: String?
     /// Exact price from the input's decimal text; nil means "not a sellable listing".
-    public var price: JSONNumber?
-    public var currency: String
-    public var inStock: Bool
-    public var imageUrl: String?
-    public var ratingAverage: Double?
-    public var ratingCount: Int
+    public let price: JSONNumber?
+    public let currency: String
+    public let inStock: Bool
+    public let imageUrl: String?
+    public let ratingAverage: Double?
+    public let ratingCount: Int
     /// Category id after policy (missing → the uncategorized bucket, unknown → created node).
-    public var categoryId: String
+    public let categoryId: String
     /// Other input fields, as strings, shown as specifications.
-    public var extra: [(String, String)]
-    public var file: String
-    public var line: Int
+    public let extra: [(String, String)]
+    public let file: String
+    public let line: Int
 
     public var priceValue: Double? { price?.double }
 
@@ -38,6 +40,13 @@ public final class Product: @unchecked Sendable {
         self.brandKey = brandKey; self.price = price; self.currency = currency; self.inStock = inStock; self.imageUrl = imageUrl
         self.ratingAverage = ratingAverage; self.ratingCount = ratingCount; self.categoryId = categoryId; self.extra = extra
         self.file = file; self.line = line
+    }
+
+    /// A copy with another display brand or category (the policies of `CatalogDomain.load`).
+    func with(brand: String?? = .none, categoryId: String? = nil) -> Product {
+        Product(id: id, segment: segment, name: name, description: description, brand: brand ?? self.brand, brandKey: brandKey,
+                price: price, currency: currency, inStock: inStock, imageUrl: imageUrl, ratingAverage: ratingAverage,
+                ratingCount: ratingCount, categoryId: categoryId ?? self.categoryId, extra: extra, file: file, line: line)
     }
 }
 

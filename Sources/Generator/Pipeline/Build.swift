@@ -80,9 +80,14 @@ public enum Build {
 
         // Fast path: same inputs and same compiler as the release in the output folder → same tree.
         // Only for the standard domains: the fingerprint knows the executable, not domains passed in by a caller.
-        let inputDigest = try InputFingerprint.digest(input: options.input, skipBadRows: options.skipBadRows)
+        // (Hashed on a thread of its own: a first build needs it only for the release files, and reading the previous
+        // release overlaps it otherwise.)
+        let input = options.input, skipBadRows = options.skipBadRows
+        let fingerprint = Background { try InputFingerprint.digest(input: input, skipBadRows: skipBadRows) }
+        defer { _ = try? fingerprint.wait() }   // never leave it running past a failure
         let standardDomains = domains.map(\.name) == Build.domains.map(\.name)
-        if options.previous == nil, standardDomains, let previous = PreviousRelease.load(from: options.output), previous.inputDigest == inputDigest {
+        if options.previous == nil, standardDomains, let previous = PreviousRelease.load(from: options.output),
+           previous.inputDigest == (try fingerprint.wait()) {
             summary.changed = false
             summary.version = previous.version
             summary.currentVersion = previous.currentVersion
@@ -129,7 +134,7 @@ public enum Build {
         let current = options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true
             ? previous : PreviousRelease.load(from: options.output)
         let staged = try StagedTree(output: options.output, previous: Dictionary(
-            (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }))
+            (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }), expectedFiles: files.count)
         defer { staged.discard() }  // after a failure; nothing once committed
         var rendered = try serialise(&files, checkers: checkers, into: staged)
         // Then the late files, and openapi.json, which lists every path.
@@ -159,7 +164,7 @@ public enum Build {
         let currentVersion = release.versionString(day: ISODate.day(epochSeconds: options.epochSeconds), version: version, previous: previous)
         var tree = rendered.map { ReleaseFiles.TreeFile(path: $0.path, size: $0.size, sha256: $0.sha256, schema: $0.schema) }
         let releaseFiles = try ReleaseFiles.make(version: version, currentVersion: currentVersion, generatedAt: context.generatedAt,
-                                                 contentDigest: digest, inputDigest: inputDigest, current: tree, previous: previous,
+                                                 contentDigest: digest, inputDigest: try fingerprint.wait(), current: tree, previous: previous,
                                                  settings: release, site: site, bytes: { staged.bytes(of: $0) })
         for f in releaseFiles {
             try staged.put(f.path, bytes: f.bytes, sha256: f.sha256)
@@ -209,7 +214,7 @@ public enum Build {
     /// `checkers`: one per worker (their count is the thread count).
     static func serialise(_ files: inout [OutputFile], checkers: [OutputValidation], into staged: StagedTree) throws -> [Rendered] {
         let threads = checkers.count
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: files.count)
         for f in files where !seen.insert(f.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(f.path)") }
         var out = [Rendered?](repeating: nil, count: files.count)
         var invalid = [BuildError?](repeating: nil, count: files.count)

@@ -38,7 +38,10 @@ public final class StagedTree: @unchecked Sendable {
     private var done = false
 
     /// Starts a staging folder beside `output`. `previous`: the current tree's files and hashes, to link unchanged ones.
-    public init(output: URL, previous: [String: String]) throws {
+    /// `expectedFiles`: roughly how many files will be staged (sets aside room to track them).
+    public init(output: URL, previous: [String: String], expectedFiles: Int = 0) throws {
+        paths.reserveCapacity(expectedFiles)
+        folders.reserveCapacity(expectedFiles)
         self.output = output.standardizedFileURL
         let fm = FileManager.default
         let parent = self.output.deletingLastPathComponent()

@@ -111,6 +111,13 @@ final class BadInputTests: XCTestCase {
                         mentions: ["catalog/products.jsonl:2:", "field 'id'", "../../etc/passwd"])
     }
 
+    func testCategoryCycle() throws {
+        let cycle = #"{"categories": [{"id": "tools", "name": "Tools"}, {"id": "garden", "name": "Garden", "parent": "yard"}, "#
+            + #"{"id": "yard", "name": "Yard", "parent": "garden"}]}"#
+        try assertFails(TestSupport.makeInput(files: ["catalog/products.jsonl": TestSupport.productLine("1"), "catalog/categories.json": cycle]),
+                        mentions: ["catalog/categories.json:2:", "field 'parent'", "category \"garden\" is its own ancestor (garden → yard → garden)"])
+    }
+
     func testUnknownSiteKey() throws {
         let input = TestSupport.makeInput(site: { $0["pageSzie"] = 20 }, files: ["catalog/products.jsonl": TestSupport.productLine("1"), "catalog/categories.json": cats])
         try assertFails(input, mentions: ["site.json", "field 'pageSzie'", "unknown key"])
