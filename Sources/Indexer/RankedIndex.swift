@@ -207,11 +207,10 @@ public struct RankedIndexBuilder: Sendable {
     /// Terms are ordered by their UTF-8 bytes, which any client can reproduce.
     public static func byteOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
-    /// 16 hex digits of FNV-1a (64-bit) over the serialised bytes: a cache-busting name, not a security hash
-    /// (the release's file index carries SHA-256 for every file).
+    /// 16 hex digits of a 64-bit hash of the serialised bytes, eight at a time (`ByteHash`): a
+    /// cache-busting name, not a security hash (the release's file index carries SHA-256 for every file).
     static func contentName(_ text: [UInt8]) -> String {
-        var h: UInt64 = 0xcbf29ce484222325
-        for b in text { h = (h ^ UInt64(b)) &* 0x100000001b3 }
+        let h = text.withUnsafeBufferPointer { ByteHash.of($0) }
         return String(format: "%016llx", h)
     }
 }

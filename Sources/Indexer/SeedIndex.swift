@@ -41,8 +41,12 @@ public struct SearchDocument: Sendable {
 ///   every product with a bare "20" in its name.
 public enum SeedIndex {
     /// The index as text, straight into `out` (no `JSON` value: the full index of 100,000 products holds 12 million).
-    public static func write(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1,
-                             to out: JSONStream) throws {
+    /// `order`: the documents' order in the index, as positions in `docs` (default: as given); a permutation is
+    /// cheaper than a reordered copy of the documents.
+    public static func write(_ docs: [SearchDocument], order: [Int]? = nil, version: String, generatedAt: String, compact: Bool,
+                             threads: Int = 1, to out: JSONStream) throws {
+        let at = order ?? Array(docs.indices)
+        precondition(at.count == docs.count, "order must list every document once")
         // Each product's entry text and keys (numbers of its chunk's words, see `Vocabulary`), in parallel chunks.
         let parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> (words: Vocabulary, entries: Result<JSONStream, Error>) in
             var words = Vocabulary()
@@ -50,7 +54,7 @@ public enum SeedIndex {
             let text = JSONStream(capacity: range.count * 256)
             let written = Result<JSONStream, Error> {
                 for i in range {
-                    for k in try entry(docs[i], compact: compact, memo: &memo, words: &words, to: text) { words.postings[Int(k)].append(i) }
+                    for k in try entry(docs[at[i]], compact: compact, memo: &memo, words: &words, to: text) { words.postings[Int(k)].append(i) }
                 }
                 return text
             }
@@ -66,7 +70,7 @@ public enum SeedIndex {
         let idStream = JSONStream(capacity: docs.count * 16)
         var idStarts = [0]
         idStarts.reserveCapacity(docs.count + 1)
-        for i in docs.indices { idStream.string(docs[i].id); idStarts.append(idStream.count + 1) }   // (+1: the comma between)
+        for i in docs.indices { idStream.string(docs[at[i]].id); idStarts.append(idStream.count + 1) }   // (+1: the comma between)
         let idText = idStream.bytes
         func idMap(_ m: [String: [Int]]) {
             // Keys in the order of their first product (then by name), not alphabetically: the words of one product
@@ -90,8 +94,8 @@ public enum SeedIndex {
         }
         var categories: [String: [Int]] = [:], brands: [String: [Int]] = [:]
         for i in docs.indices where !compact {
-            categories[docs[i].category, default: []].append(i)
-            brands[docs[i].brand, default: []].append(i)
+            categories[docs[at[i]].category, default: []].append(i)
+            brands[docs[at[i]].brand, default: []].append(i)
         }
         out.beginObject()
         out.key("version"); out.string(version)

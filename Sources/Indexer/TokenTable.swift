@@ -24,7 +24,7 @@ public struct TokenTable<Value> {
 
     /// The entry number of `key`, if present.
     public func find(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
-        let h = Self.hash(key)
+        let h = ByteHash.of(key)
         let mask = slots.count - 1
         var s = Int(truncatingIfNeeded: h) & mask
         while true {
@@ -39,7 +39,7 @@ public struct TokenTable<Value> {
     @discardableResult
     public mutating func insert(_ key: UnsafeBufferPointer<UInt8>, _ value: Value) -> Int {
         if (values.count + 1) * 2 > slots.count { grow() }
-        let h = Self.hash(key)
+        let h = ByteHash.of(key)
         let e = values.count
         hashes.append(h)
         keyBytes.append(contentsOf: key)
@@ -68,9 +68,13 @@ public struct TokenTable<Value> {
             len == 0 || memcmp(stored.baseAddress! + start, key.baseAddress!, len) == 0
         }
     }
+}
 
+/// A fast 64-bit hash of bytes, for table slots and cache-busting file names (not for security, not for anything an
+/// attacker chooses to collide).
+enum ByteHash {
     /// Eight bytes at a time, each word mixed by a multiply and a shift (the finaliser of SplitMix64).
-    static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    static func of(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(key.count)
         guard let p = key.baseAddress else { return h }
         @inline(__always) func mix(_ w: UInt64) {
@@ -79,7 +83,7 @@ public struct TokenTable<Value> {
         }
         var i = 0
         while key.count - i >= 8 {
-            mix(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
+            mix(UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)))   // (same names on any CPU)
             i += 8
         }
         if i < key.count {

@@ -30,7 +30,7 @@ struct CatalogCheck {
         out.reserveCapacity(records.count)
         // Input names the mapping consumes (top-level names of dotted paths too), so the rest become specifications.
         let known = Set(f.values).union(f.values.map { String($0.split(separator: ".").first ?? "") })
-        let paths = Dictionary(uniqueKeysWithValues: f.map { ($0.key, $0.value.split(separator: ".").map(String.init)) })
+        let paths = FieldPaths(Dictionary(uniqueKeysWithValues: f.map { ($0.key, $0.value.split(separator: ".").map(String.init)) }))
         let checked = Parallel.map(records.count, threads: threads) { check(records[$0], known: known, paths: paths) }
         var seenIds: [String: Int] = [:]
         var collisions = CollisionDetector()
@@ -50,7 +50,17 @@ struct CatalogCheck {
         return out
     }
 
-    private func check(_ r: RawRecord, known: Set<String>, paths: [String: [String]]) -> Checked {
+    /// Each logical field's input path, looked up once rather than by name for every field of every record.
+    private struct FieldPaths {
+        let id, name, description, brand, price, currency, inStock, imageUrl, ratingAverage, ratingCount, category: [String]
+        init(_ p: [String: [String]]) {
+            id = p["id"]!; name = p["name"]!; description = p["description"]!; brand = p["brand"]!; price = p["price"]!
+            currency = p["currency"]!; inStock = p["inStock"]!; imageUrl = p["imageUrl"]!; ratingAverage = p["ratingAverage"]!
+            ratingCount = p["ratingCount"]!; category = p["category"]!
+        }
+    }
+
+    private func check(_ r: RawRecord, known: Set<String>, paths: FieldPaths) -> Checked {
         let f = settings.fields
         var result = Checked()
         func fail(_ field: String, _ msg: String) -> Checked {
@@ -58,8 +68,8 @@ struct CatalogCheck {
             if result.segment == nil { result.idError = e } else { result.fieldError = e }
             return result
         }
-        func str(_ logical: String) -> String? {
-            switch r.value(paths[logical]!) {
+        func str(_ path: [String]) -> String? {
+            switch r.value(path) {
             case .string(let s)?: return s.trimmedFast
             case .number(let n)?: return n.description
             case .bool(let b)?: return b ? "true" : "false"
@@ -69,13 +79,13 @@ struct CatalogCheck {
         if case .json(let j) = r.source, j.objectValue == nil {
             return fail(f["id"]!, "expected a JSON object per record, found \(j.typeName)")
         }
-        guard let id = str("id"), !id.isEmpty else { return fail(f["id"]!, "is missing (every product needs an id)") }
+        guard let id = str(paths.id), !id.isEmpty else { return fail(f["id"]!, "is missing (every product needs an id)") }
         let segment: String
         do { segment = try SafePath.segment(id) } catch { return fail(f["id"]!, "product id \"\(id)\" \(error)") }
         result.id = id; result.segment = segment
-        guard let name = str("name"), !name.isEmpty else { return fail(f["name"]!, "is missing (product \(id))") }
+        guard let name = str(paths.name), !name.isEmpty else { return fail(f["name"]!, "is missing (product \(id))") }
         var price: JSONNumber? = nil
-        switch r.value(paths["price"]!) {
+        switch r.value(paths.price) {
         case .number(let n)?:
             if n.double < 0 || !n.double.isFinite { return fail(f["price"]!, "must be a non-negative number, found \(n)") }
             price = n
@@ -90,7 +100,7 @@ struct CatalogCheck {
         case let v?: return fail(f["price"]!, "expected a number, found \(v.typeName)")
         }
         var inStock = true
-        switch r.value(paths["inStock"]!) {
+        switch r.value(paths.inStock) {
         case .bool(let b)?: inStock = b
         case .string(let s)?:
             switch s.lowercased() {
@@ -102,14 +112,14 @@ struct CatalogCheck {
         case let v?: return fail(f["inStock"]!, "expected true or false, found \(v.typeName)")
         }
         var ratingAverage: Double? = nil
-        if let v = r.value(paths["ratingAverage"]!), !v.isNull {
+        if let v = r.value(paths.ratingAverage), !v.isNull {
             guard let d = v.doubleValue ?? v.stringValue.flatMap(Double.init), d >= 0, d <= 5 else {
                 return fail(f["ratingAverage"]!, "expected a rating between 0 and 5, found \(v.compactText)")
             }
             ratingAverage = d
         }
         var ratingCount = 0
-        if let v = r.value(paths["ratingCount"]!), !v.isNull {
+        if let v = r.value(paths.ratingCount), !v.isNull {
             guard let n = v.intValue ?? v.stringValue.flatMap({ Int($0) }), n >= 0 else {
                 return fail(f["ratingCount"]!, "expected a whole number of reviews, found \(v.compactText)")
             }
@@ -128,13 +138,13 @@ struct CatalogCheck {
         } else if case .csv(let row) = r.source {
             for (k, v) in row.sorted(by: { $0.key < $1.key }) where !known.contains(k) && !v.isEmpty { extra.append((k, v)) }
         }
-        let brand = str("brand").flatMap { $0.isEmpty ? nil : $0 }
-        result.product = Product(id: id, segment: segment, name: name, description: str("description") ?? "",
+        let brand = str(paths.brand).flatMap { $0.isEmpty ? nil : $0 }
+        result.product = Product(id: id, segment: segment, name: name, description: str(paths.description) ?? "",
                            brand: brand, brandKey: brand.map(CatalogCheck.brandKey),
-                           price: price, currency: str("currency") ?? "USD", inStock: inStock,
-                           imageUrl: str("imageUrl").flatMap { $0.isEmpty ? nil : $0 },
+                           price: price, currency: str(paths.currency) ?? "USD", inStock: inStock,
+                           imageUrl: str(paths.imageUrl).flatMap { $0.isEmpty ? nil : $0 },
                            ratingAverage: ratingAverage, ratingCount: ratingCount,
-                           categoryId: str("category") ?? "", extra: extra, file: productsFile, line: r.line)
+                           categoryId: str(paths.category) ?? "", extra: extra, file: productsFile, line: r.line)
         return result
     }
 
