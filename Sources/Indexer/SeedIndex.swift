@@ -124,14 +124,43 @@ public enum SeedIndex {
         var numbers: [String: Int32] = [:]
         var words: [String] = []
         var postings: [[Int]] = []
+        /// The number of the empty word, once seen (never a key).
+        private(set) var empty: Int32?
+        /// Each word's UTF-8 and its JSON text, back to back (word k: `utf8[utf8Starts[k]..<utf8Starts[k + 1]]`, the
+        /// same with `json`): an entry lists its keywords by copying their text (not escaping each word again),
+        /// sorted by comparing bytes where both words are ASCII (String order is byte order there).
+        private var utf8: [UInt8] = [], utf8Starts: [Int] = [0]
+        private var json: [UInt8] = [], jsonStarts: [Int] = [0]
+        private var isASCII: [Bool] = []
+        private let scratch = JSONStream(capacity: 64)
 
         mutating func number(_ w: String) -> Int32 {
             if let n = numbers[w] { return n }
             let n = Int32(words.count)
             numbers[w] = n; words.append(w); postings.append([])
+            utf8 += w.utf8; utf8Starts.append(utf8.count)
+            scratch.reset(); scratch.string(w); scratch.withBytes { json += $0 }; jsonStarts.append(json.count)
+            isASCII.append(w.utf8.allSatisfy { $0 < 0x80 })
+            if w.isEmpty { empty = n }
             return n
         }
         mutating func numbers<S: Sequence<String>>(_ ws: S) -> [Int32] { ws.map { number($0) } }
+
+        /// Whether word `a` sorts before word `b` as Strings do (`<`).
+        func precedes(_ a: Int32, _ b: Int32) -> Bool {
+            let i = Int(a), j = Int(b)
+            guard isASCII[i] && isASCII[j] else { return words[i] < words[j] }
+            let sa = utf8Starts[i], la = utf8Starts[i + 1] - sa, sb = utf8Starts[j], lb = utf8Starts[j + 1] - sb
+            if la == 0 || lb == 0 { return la < lb }
+            let c = utf8.withUnsafeBufferPointer { memcmp($0.baseAddress! + sa, $0.baseAddress! + sb, min(la, lb)) }
+            return c != 0 ? c < 0 : la < lb
+        }
+
+        /// Writes word `k` as a JSON string (array element) to `out`.
+        func write(_ k: Int32, to out: JSONStream) {
+            let k = Int(k)
+            json.withUnsafeBytes { out.raw(UnsafeRawBufferPointer(rebasing: $0[jsonStarts[k]..<jsonStarts[k + 1]])) }
+        }
     }
 
     /// The keys of a brand or category text, computed once per distinct text (a catalog has far fewer brands and
@@ -189,7 +218,7 @@ public enum SeedIndex {
         keys.sort()
         var unique: [Int32] = []
         unique.reserveCapacity(keys.count)
-        let empty = words.numbers[""]
+        let empty = words.empty
         for k in keys where k != unique.last && k != empty { unique.append(k) }
         out.beginObject()
         out.key("id"); out.string(d.id)
@@ -200,7 +229,7 @@ public enum SeedIndex {
         out.key("rating"); try out.double(d.rating.map { compact ? ($0 * 10).rounded() / 10 : $0 })
         // A product lists exactly the keys it is indexed under (the full index only).
         out.key("keywords"); out.beginArray()
-        if !compact { for k in unique.sorted(by: { words.words[Int($0)] < words.words[Int($1)] }) { out.string(words.words[Int(k)]) } }
+        if !compact { for k in unique.sorted(by: { words.precedes($0, $1) }) { words.write(k, to: out) } }
         out.endArray()
         out.key("imageUrl"); out.string(compact ? "" : d.imageUrl)
         out.endObject()

@@ -70,7 +70,9 @@ public final class JSONStream {
         needsComma = false
     }
 
-    /// A member name from data (escaped as needed).
+    /// A member name from data (escaped as needed). Disfavoured, so a literal name takes the overload above (a string
+    /// literal would otherwise pick `String`, and every member name would be scanned for escapes).
+    @_disfavoredOverload
     public func key(_ k: String) {
         separate()
         JSONWriter.writeString(k, &sink)

@@ -53,4 +53,20 @@ final class SeedIndexTests: XCTestCase {
         for w in ["drill", "20v", "m18", "dcd771c2", "3m", "x"] { XCTAssertTrue(SeedIndex.isDistinguishing(w), w) }
         for w in ["in", "gal", "12", "1/2", "1,000", "2-pack", "1.3ah", "1/2-in", "12in", "5ah", "6000psi", "25pk"] { XCTAssertFalse(SeedIndex.isDistinguishing(w), w) }
     }
+
+    /// Keyword lists are sorted by bytes where words are ASCII and written from stored JSON text: the same order as
+    /// String's `<` and the same bytes as writing each word.
+    func testVocabularyOrdersAndWritesWordsAsStrings() {
+        var v = SeedIndex.Vocabulary()
+        let words = ["", "a", "ab", "b", "B", "Z", "é", "zz", "a-b", "a b", "\"q\"", "back\\slash", "10", "9", "ä", "aé", "a\u{1}"]
+        let n = words.map { v.number($0) }
+        for (i, a) in words.enumerated() {
+            for (j, b) in words.enumerated() { XCTAssertEqual(v.precedes(n[i], n[j]), a < b, "\(a) < \(b)") }
+        }
+        XCTAssertEqual(v.empty, n[0])
+        let out = JSONStream(), expected = JSONStream()
+        out.beginArray(); for k in n { v.write(k, to: out) }; out.endArray()
+        expected.beginArray(); for w in words { expected.string(w) }; expected.endArray()
+        XCTAssertEqual(out.bytes, expected.bytes)
+    }
 }

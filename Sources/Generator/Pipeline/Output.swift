@@ -4,7 +4,9 @@ import Schemas
 /// One kind of output (a "page kind"): its name, the path template it is published under,
 /// and the JSON Schema of its files. Each kind is declared once, beside the code that renders it,
 /// so shape and schema cannot drift.
-public struct OutputKind: Sendable {
+// A class, immutable: 100,000 files share one kind, and copying a file copies its kind; as a struct that was four
+// reference counts on the same cache lines, bumped by both threads for every file.
+public final class OutputKind: Sendable {
     /// Stable name; the schema is published at `schemas/{name}.schema.json`.
     public let name: String
     /// Path template of its files, e.g. `categories/{categoryId}.json` (documentation, OpenAPI).
