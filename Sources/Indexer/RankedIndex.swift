@@ -7,11 +7,19 @@ public struct RankedDocument: Sendable {
     public var fields: [(name: String, weight: Double, text: String)]
     /// Shown in results (for products: id, name, brand, price, rating, image), kept in the result store.
     public var stored: JSON
+    /// The same as JSON text, when the caller wrote it already (then `stored` is not consulted): 100,000 small
+    /// objects are cheaper to write than to build.
+    public var storedText: [UInt8]?
     /// Documents of one group (e.g. a brand) are kept in one result-store shard when the group fits in one.
     public var group: String
 
     public init(id: String, fields: [(name: String, weight: Double, text: String)], stored: JSON, group: String = "") {
         self.id = id; self.fields = fields; self.stored = stored; self.group = group
+    }
+
+    /// `storedText`: the stored object as compact JSON text (what `JSONWriter` gives for it).
+    public init(id: String, fields: [(name: String, weight: Double, text: String)], storedText: [UInt8], group: String = "") {
+        self.id = id; self.fields = fields; self.stored = .null; self.storedText = storedText; self.group = group
     }
 }
 
@@ -82,25 +90,29 @@ public struct RankedIndexBuilder: Sendable {
 
         let writer = JSONWriter()
         var files: [(String, [UInt8])] = []
-        // Term shards by term range.
+        // Term shards by term range, written as text (millions of postings: no JSON value per number).
         var shardEntries: [JSON] = []
         var i = 0
         while i < scored.count {
-            var terms: [JSON] = [], lists: [JSON] = []
+            let shardStart = i
             var bytes = 0
-            let first = scored[i].term
-            var lastTerm = first
             while i < scored.count {
                 let cost = scored[i].term.utf8.count + 4 + scored[i].list.count * 4
-                if !terms.isEmpty && bytes + cost > s.termShardBytes { break }
-                terms.append(.string(scored[i].term)); lists.append(.array(scored[i].list.map(JSON.int)))
-                lastTerm = scored[i].term
+                if i > shardStart && bytes + cost > s.termShardBytes { break }
                 bytes += cost; i += 1
             }
-            let text = try writer.bytes(.obj(["terms": .array(terms), "postings": .array(lists)]))
+            let shard = scored[shardStart..<i]
+            let t = JSONStream(capacity: bytes + 64)
+            t.beginObject()
+            t.key("terms"); t.beginArray(); for e in shard { t.string(e.term) }; t.endArray()
+            t.key("postings"); t.beginArray()
+            for e in shard { t.beginArray(); for v in e.list { t.int(v) }; t.endArray() }
+            t.endArray()
+            t.endObject()
+            let text = t.bytes
             let path = "\(folder)/terms/\(Self.contentName(text)).json"
             files.append((path, text))
-            shardEntries.append(.obj(["first": .string(first), "last": .string(lastTerm), "path": .string(path)]))
+            shardEntries.append(.obj(["first": .string(shard.first!.term), "last": .string(shard.last!.term), "path": .string(path)]))
         }
         // Vocabulary by length, for one-typo candidates (a term within one edit has length L−1, L or L+1).
         var byLength: [Int: [String]] = [:]
@@ -125,7 +137,11 @@ public struct RankedIndexBuilder: Sendable {
                 if end == start || groupEnd - end > s.storeShardSize { end = min(start + s.storeShardSize, groupEnd) }
                 break
             }
-            let text = try writer.bytes(.obj(["first": .int(start), "documents": .array(docs[start..<end].map(\.stored))]))
+            let t = JSONStream(capacity: (end - start) * 256)
+            t.beginObject(); t.key("first"); t.int(start); t.key("documents"); t.beginArray()
+            for d in docs[start..<end] { if let text = d.storedText { t.raw(text) } else { try t.value(d.stored) } }
+            t.endArray(); t.endObject()
+            let text = t.bytes
             let path = "\(folder)/store/\(Self.contentName(text)).json"
             files.append((path, text))
             store.append(.obj(["first": .int(start), "path": .string(path)]))
