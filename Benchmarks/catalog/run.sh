@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Catalog build benchmark: our compiler vs Hugo generating one JSON page per product from the
 # same data, on the real corpus and a synthetic 100k catalog, on /dev/shm (tmpfs) and on disk.
-# Prints build time, peak memory and a no-change rebuild for each; not a test (figures vary).
-# Usage: Benchmarks/catalog/run.sh [N=100000]     (needs: hugo from Debian, python3)
+# Prints build time (median of RUNS runs, default 3), peak memory and a no-change rebuild for each; not a test.
+# Usage: [RUNS=3] Benchmarks/catalog/run.sh [N=100000]     (needs: hugo from Debian, python3)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-100000}
@@ -18,11 +18,20 @@ rm -rf "$SHM" "$DISK"; mkdir -p "$SHM" "$DISK"
 python3 Benchmarks/synth-catalog.py "$SHARED" "$SHM/in-real" 4603
 python3 Benchmarks/synth-catalog.py "$SHARED" "$SHM/in-${N}" "$N"
 
-measure() {  # label, command...  → prints "label  seconds  peakMB"
-  local label=$1; shift
-  /usr/bin/time -f "%e %M" "$@" >/dev/null 2>"$SHM/time.txt" || { echo "$label FAILED"; cat "$SHM/time.txt"; return; }
-  read -r secs kb < <(tail -1 "$SHM/time.txt")
-  printf "%-44s %8.2f s %8d MB\n" "$label" "$secs" "$((kb / 1024))"
+# Each figure is the median of RUNS runs (default 3; this machine's speed swings by ±30 % within minutes), with the
+# fastest and slowest run beside it; memory is the largest peak of the runs.
+RUNS=${RUNS:-3}
+measure() {  # label, setup command (run before each timed run, untimed), command...  → "label  median (min–max)  peakMB"
+  local label=$1 setup=$2; shift 2
+  local times=() peak=0
+  for _ in $(seq "$RUNS"); do
+    eval "$setup"
+    /usr/bin/time -f "%e %M" "$@" >/dev/null 2>"$SHM/time.txt" || { echo "$label FAILED"; cat "$SHM/time.txt"; return; }
+    read -r secs kb < <(tail -1 "$SHM/time.txt")
+    times+=("$secs"); [ "$kb" -gt "$peak" ] && peak=$kb
+  done
+  read -r med lo hi < <(printf "%s\n" "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)], a[1], a[NR]}')
+  printf "%-44s %8.2f s (%.2f–%.2f) %6d MB\n" "$label" "$med" "$lo" "$hi" "$((peak / 1024))"
 }
 
 hugo_site() {  # input dir, site dir: one content file per sellable product (preparation, not timed)
@@ -52,13 +61,12 @@ for where in shm disk; do
   base=$SHM; [ "$where" = disk ] && base=$DISK
   for set in real "$N"; do
     in="$SHM/in-$set"; pages=$(grep -vc '"price": null' "$in/catalog/products.jsonl")
-    rm -rf "$base/out-$set"
-    measure "ours  $set products, $where, first build" "$BIN" build --input "$in" --out "$base/out-$set"
-    measure "ours  $set products, $where, no-change rebuild" "$BIN" build --input "$in" --out "$base/out-$set"
+    measure "ours  $set products, $where, first build" "rm -rf '$base/out-$set'" "$BIN" build --input "$in" --out "$base/out-$set"
+    measure "ours  $set products, $where, no-change rebuild" ":" "$BIN" build --input "$in" --out "$base/out-$set"
     files=$(find "$base/out-$set" -type f | wc -l)
     echo "      ($files files; $pages product pages)"
     hugo_site "$in" "$base/hugo-$set"
-    measure "hugo  $set products, $where, one JSON page each" hugo --quiet -s "$base/hugo-$set" -d "$base/hugo-$set/public"
+    measure "hugo  $set products, $where, one JSON page each" "rm -rf '$base/hugo-$set/public'" hugo --quiet -s "$base/hugo-$set" -d "$base/hugo-$set/public"
     echo "      ($(find "$base/hugo-$set/public" -name '*.json' | wc -l) JSON pages)"
   done
 done
