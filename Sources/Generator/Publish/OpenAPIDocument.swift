@@ -92,14 +92,22 @@ public enum OpenAPIDocument {
         // Which expansions of each kind's template occur in this tree.
         var depthsByKind: [String: Set<[Int]>] = [:]
         var templates: [String: Template] = [:]
+        // (Files of a kind come together and mostly share their depths: a run of the same kind and depths is
+        // recorded once. 100,000 product pages are one run.)
+        var last: (kind: String, template: Template, depths: [Int])?
         for f in files {
-            guard let name = f.kind, let k = byName[name] else { continue }
-            let template = templates[name] ?? Template(k.pathTemplate)
-            templates[name] = template
-            guard let d = template.match(f.path) else {
-                throw BuildError(file: f.path, field: name, "does not fit its kind's path template \(k.pathTemplate)")
+            guard let name = f.kind else { continue }
+            let template: Template
+            if let l = last, l.kind == name { template = l.template } else {
+                guard let k = byName[name] else { continue }
+                if let t = templates[name] { template = t } else { template = Template(k.pathTemplate); templates[name] = template }
             }
+            guard let d = template.match(f.path) else {
+                throw BuildError(file: f.path, field: name, "does not fit its kind's path template \(byName[name]!.pathTemplate)")
+            }
+            if let l = last, l.kind == name, l.depths == d { continue }
             depthsByKind[name, default: []].insert(d)
+            last = (name, template, d)
         }
         var paths: [(String, JSON)] = []
         for k in kinds.sorted(by: { $0.name < $1.name }) {

@@ -18,7 +18,8 @@ enum ReleaseFiles {
             let bytes = try writer.bytes(json)
             out.append((path, bytes, Build.sha256Hex(bytes), kind.schemaPath))
         }
-        let newEntries = Dictionary(current.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        // (Only deltas ask which paths the new tree has.)
+        lazy var newPaths = Set(current.map(\.path))
 
         // Older releases kept: their immutable file indexes are carried into the new tree.
         var olderIndexes: [(version: Int, files: [FileEntry])] = []
@@ -67,7 +68,7 @@ enum ReleaseFiles {
                     download += f.size
                 }
             }
-            for (p, o) in oldMap.sorted(by: { $0.key < $1.key }) where newEntries[p] == nil {
+            for (p, o) in oldMap.sorted(by: { $0.key < $1.key }) where !newPaths.contains(p) {
                 removed.append(.obj(["path": .string(p), "oldSha256": .string(o.sha256), "oldSize": .int(o.size)]))
             }
             let path = "releases/\(version)/delta-from-\(old.version).json"
