@@ -59,9 +59,12 @@ public final class JSONStream {
     public func beginArray() { separate(); sink.byte(0x5B); needsComma = false }
     public func endArray() { sink.byte(0x5D); needsComma = true }
 
-    /// A member name known at compile time: ASCII with nothing to escape (checked in debug builds).
+    /// A member name known at compile time, copied as is when it is ASCII with nothing to escape (a few bytes to
+    /// look at); any other goes through the escaping path.
     public func key(_ k: StaticString) {
-        assert(UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount).allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != 0x22 && $0 != 0x5C })
+        guard k.hasPointerRepresentation,
+              UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount).allSatisfy({ $0 >= 0x20 && $0 < 0x80 && $0 != 0x22 && $0 != 0x5C })
+        else { return key(k.description) }
         separate()
         sink.reserve(k.utf8CodeUnitCount + 3)
         sink.byte(0x22)
