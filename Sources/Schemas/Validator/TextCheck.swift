@@ -81,19 +81,24 @@ struct TextCursor {
         try? JSONReader.parse(UnsafeBufferPointer(start: base + start, count: stop - start))
     }
 
+    /// A member's name and its colon; the cursor is left at the value.
+    @inline(__always) private mutating func memberName() -> TextScalar? {
+        skipSpace()
+        guard i < end, base[i] == 0x22, let key = scalar(), key.kind == .string else { return nil }
+        skipSpace()
+        guard i < end, base[i] == 0x3A else { return nil }
+        i += 1
+        skipSpace()
+        return key
+    }
+
     /// An object whose members no keyword constrains (their values are only checked to be well-formed JSON).
     private mutating func anyObject(depth: Int) -> Bool {
         i += 1
         skipSpace()
         if i < end && base[i] == 0x7D { i += 1; return true }
         while true {
-            skipSpace()
-            guard i < end, base[i] == 0x22, let key = scalar(), key.kind == .string else { return false }
-            skipSpace()
-            guard i < end, base[i] == 0x3A else { return false }
-            i += 1
-            skipSpace()
-            guard value(nil, depth: depth + 1) else { return false }
+            guard memberName() != nil, value(nil, depth: depth + 1) else { return false }
             skipSpace()
             guard i < end else { return false }
             if base[i] == 0x2C { i += 1; continue }
@@ -113,12 +118,7 @@ struct TextCursor {
         if i < end && base[i] == 0x7D { i += 1 }
         else {
             while true {
-                skipSpace()
-                guard i < end, base[i] == 0x22, let key = scalar(), key.kind == .string else { return false }
-                skipSpace()
-                guard i < end, base[i] == 0x3A else { return false }
-                i += 1
-                skipSpace()
+                guard let key = memberName() else { return false }
                 count += 1
                 if let p = n.unretained.propertyNames, !p._withUnsafeGuaranteedRef({ checkScalar($0, key) }) { return false }
                 let found = lookup(key, in: n, from: next)
