@@ -166,9 +166,10 @@ public enum Build {
         let releaseFiles = try ReleaseFiles.make(version: version, currentVersion: currentVersion, generatedAt: context.generatedAt,
                                                  contentDigest: digest, inputDigest: try fingerprint.wait(), current: tree, previous: previous,
                                                  settings: release, site: site, bytes: { staged.bytes(of: $0) })
+        try check(releaseFiles, checkers: checkers)
         for f in releaseFiles {
             try staged.put(f.path, bytes: f.bytes, sha256: f.sha256)
-            tree.append(.init(path: f.path, size: f.bytes.count, sha256: f.sha256, schema: f.schema))
+            tree.append(.init(path: f.path, size: f.bytes.count, sha256: f.sha256, schema: f.kind.schemaPath))
         }
         stage("manifest")
 
@@ -206,6 +207,19 @@ public enum Build {
     }
 
     struct Rendered { let path: String; let size: Int; let sha256: String; let schema: String? }
+
+    /// The release files against their schemas, like every other file: a release must not publish a manifest or an
+    /// index that breaks its own contract. Largest first on every worker (a 100k-file index is ≈ 18 MB of text).
+    static func check(_ files: [ReleaseFiles.NewFile], checkers: [OutputValidation]) throws {
+        var found = [BuildError?](repeating: nil, count: files.count)
+        let order = files.indices.sorted { (files[$0].bytes.count, $1) > (files[$1].bytes.count, $0) }
+        found.withUnsafeMutableBufferPointer { found in
+            Parallel.forEach(order, threads: checkers.count) { worker, i in
+                found[i] = files[i].bytes.withUnsafeBytes { checkers[worker].check(text: $0, path: files[i].path, kind: files[i].kind) }
+            }
+        }
+        if let first = found.lazy.compactMap({ $0 }).first { throw first }
+    }
 
     /// Validates, serialises and stages every file in parallel; results land in input order, so output is independent
     /// of threads. Each file's JSON value and bytes are released as soon as the file is staged (only its path, kind

@@ -6,7 +6,7 @@ import Schemas
 enum ReleaseFiles {
     /// A file of the new tree as the release files describe it (its bytes are already staged).
     struct TreeFile { var path: String; var size: Int; var sha256: String; var schema: String? }
-    typealias NewFile = (path: String, bytes: [UInt8], sha256: String, schema: String?)
+    typealias NewFile = (path: String, bytes: [UInt8], sha256: String, kind: OutputKind)
 
     /// `bytes` reads a file of the new tree (only changed files are read, to diff them against the previous release).
     static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
@@ -16,7 +16,7 @@ enum ReleaseFiles {
         var out: [NewFile] = []
         func add(_ path: String, _ json: JSON, _ kind: OutputKind) throws {
             let bytes = try writer.bytes(json)
-            out.append((path, bytes, Build.sha256Hex(bytes), kind.schemaPath))
+            out.append((path, bytes, Build.sha256Hex(bytes), kind))
         }
         // (Only deltas ask which paths the new tree has.)
         lazy var newPaths = Set(current.map(\.path))
@@ -31,7 +31,7 @@ enum ReleaseFiles {
                 guard let data = try? Data(contentsOf: previous.root.appendingPathComponent(e.path)),
                       let json = try? JSONReader.parse(data), let list = json["files"]?.arrayValue else { continue }
                 let bytes = [UInt8](data)
-                out.append((e.path, bytes, Build.sha256Hex(bytes), ManifestKinds.fileIndex.schemaPath))
+                out.append((e.path, bytes, Build.sha256Hex(bytes), ManifestKinds.fileIndex))
                 olderIndexes.append((v, list.compactMap { x in
                     guard let p = x["path"]?.stringValue, let h = x["sha256"]?.stringValue, let s = x["size"]?.intValue else { return nil }
                     return FileEntry(path: p, sha256: h, size: s, schema: x["schema"]?.stringValue)
@@ -79,7 +79,7 @@ enum ReleaseFiles {
 
         // The file index lists every file of the tree but itself and the manifest.
         let indexPath = "releases/\(version)/files.json"
-        let listed = (current + out.map { TreeFile(path: $0.path, size: $0.bytes.count, sha256: $0.sha256, schema: $0.schema) })
+        let listed = (current + out.map { TreeFile(path: $0.path, size: $0.bytes.count, sha256: $0.sha256, schema: $0.kind.schemaPath) })
             .sorted { $0.path < $1.path }
         // Streamed as text: with 100,000 files, a JSON value per entry cost more than the rest of this stage.
         let index = JSONStream(capacity: 64 + listed.count * 160)
@@ -101,7 +101,7 @@ enum ReleaseFiles {
         index.endArray()
         index.endObject()
         let indexBytes = index.bytes
-        out.append((indexPath, indexBytes, Build.sha256Hex(indexBytes), ManifestKinds.fileIndex.schemaPath))
+        out.append((indexPath, indexBytes, Build.sha256Hex(indexBytes), ManifestKinds.fileIndex))
         let indexFile = out.last!
 
         let latest = deltaRefs.first { $0.from == version - 1 }

@@ -109,4 +109,36 @@ final class ReleaseTests: XCTestCase {
         let judged = try TestSupport.run(["python3", checkDist.path, out.path])
         XCTAssertEqual(judged.status, 0, String(judged.output.suffix(1500)))
     }
+
+    /// The build checks its release files against their schemas before it stages them, as it does every other file.
+    func testReleaseFilesAreCheckedAgainstTheirSchemas() throws {
+        let out = TestSupport.tempDir("relcheck").appendingPathComponent("dist")
+        _ = try Build.run(BuildOptions(input: TestSupport.defaultInput, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        let kinds = [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest]
+        let checkers = try [OutputValidation(kinds: kinds, baseURL: "https://example.org/"),
+                            OutputValidation(kinds: kinds, baseURL: "https://example.org/")]
+        func file(_ path: String, _ kind: OutputKind, _ edit: (inout String) -> Void = { _ in }) throws -> ReleaseFiles.NewFile {
+            var text = try String(contentsOf: out.appendingPathComponent(path), encoding: .utf8)
+            edit(&text)
+            let bytes = Array(text.utf8)
+            return (path, bytes, Build.sha256Hex(bytes), kind)
+        }
+        let index = "releases/1/files.json", manifest = "update-manifest.json"
+        // As built: valid.
+        XCTAssertNoThrow(try Build.check([try file(index, ManifestKinds.fileIndex), try file(manifest, ManifestKinds.manifest)],
+                                         checkers: checkers))
+        // A manifest without forceUpdate, and an index listing a path that climbs out of the tree.
+        let noForce = try file(manifest, ManifestKinds.manifest) { $0 = $0.replacingOccurrences(of: #""forceUpdate":false,"#, with: "") }
+        XCTAssertThrowsError(try Build.check([try file(index, ManifestKinds.fileIndex), noForce], checkers: checkers)) { error in
+            let e = error as? BuildError
+            XCTAssertEqual(e?.file, manifest)
+            XCTAssertTrue(e?.description.contains("forceUpdate") ?? false, "\(error)")
+        }
+        let climbing = try file(index, ManifestKinds.fileIndex) { $0 = $0.replacingOccurrences(of: #""path":"SUMMARY.json""#, with: #""path":"../SUMMARY.json""#) }
+        XCTAssertThrowsError(try Build.check([climbing], checkers: checkers)) { error in
+            let e = error as? BuildError
+            XCTAssertEqual(e?.file, index)
+            XCTAssertTrue(e?.field?.hasPrefix("/files/") ?? false, "\(error)")
+        }
+    }
 }
