@@ -8,7 +8,8 @@ struct DiffCommand: ParsableCommand {
         commandName: "diff",
         abstract: "Compare two built trees (e.g. the published release and a pull request's build).",
         discussion: """
-        Exit codes: 0 no differences, 1 differences (with --fail-on breaking: breaking changes only), 2 error.
+        Exit codes: 0 no differences, 1 differences (with --fail-on breaking: breaking changes only), 2 error \
+        (including a tree holding a symlink or special file, never followed, or a release whose paths leave the tree).
         Breaking: an output kind or a fixed path removed, or a schema change installed apps would reject \
         (a required property removed or renamed, a type changed or narrowed, an enum value removed).
         """)
@@ -25,12 +26,14 @@ struct DiffCommand: ParsableCommand {
     func run() throws {
         let diff: TreeDiff
         do { diff = try TreeDiff.compare(old: URL(fileURLWithPath: old), new: URL(fileURLWithPath: new)) } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            // A symlink, special file or unsafe path in either tree (never followed), or a tree that cannot be read.
+            FileHandle.standardError.write(Data("error: \(TreeReader.terminalSafe("\(error)"))\n".utf8))
             throw ExitCode(2)
         }
         switch format {
-        case .text: print(diff.text())
-        case .markdown: print(diff.markdown())
+        // Names and schema properties come from the trees: printed with control characters escaped.
+        case .text: print(TreeReader.terminalSafe(diff.text()))
+        case .markdown: print(TreeReader.terminalSafe(diff.markdown()))
         case .json: print(try JSONWriter(pretty: true).string(diff.json()), terminator: "")
         }
         switch failOn {

@@ -9,7 +9,8 @@ struct SearchCommand: ParsableCommand {
         discussion: """
         full and compact use the design document's exact keyword lookup (lowercase, split on spaces, union); \
         ranked uses the sharded BM25 index under search/ with prefix matching on the last word and one-typo \
-        tolerance. Exit codes: 0 done (with or without results), 2 error.
+        tolerance. Reads only regular files inside the tree. Exit codes: 0 done (with or without results), 2 error (including \
+        an index file that is a symlink or special file, or a path in the index that leaves the tree).
         """)
 
     @Argument(help: "A built tree (e.g. dist).") var dist: String
@@ -20,13 +21,15 @@ struct SearchCommand: ParsableCommand {
     func run() throws {
         let outcome: TreeSearch.Outcome
         do { outcome = try TreeSearch.run(dist: URL(fileURLWithPath: dist), query: query, index: index, limit: max(1, limit)) } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            // E.g. an index file that is a symlink or FIFO (never opened) or a shard path that leaves the tree.
+            FileHandle.standardError.write(Data("error: \(TreeReader.terminalSafe("\(error)"))\n".utf8))
             throw ExitCode(2)
         }
         print("\(outcome.total) result(s) for \"\(query)\" in the \(index.rawValue) index")
         for (i, h) in outcome.hits.enumerated() {
             let score = h.score.map { String(format: "  [%.1f]", $0) } ?? ""
-            print(String(format: "%3d. ", i + 1) + "\(h.name) — \(h.brand), \(h.price) (\(h.id))\(score)")
+            // Names and ids come from the tree: control characters escaped.
+            print(TreeReader.terminalSafe(String(format: "%3d. ", i + 1) + "\(h.name) — \(h.brand), \(h.price) (\(h.id))\(score)"))
         }
         print("downloaded: \(outcome.files.count) file(s), \(outcome.bytes) bytes (\(outcome.gzipBytes) gzip)")
         for f in outcome.files { print("  \(f.path)  \(f.bytes) B, \(f.gzip) B gzip") }

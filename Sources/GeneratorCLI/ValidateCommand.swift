@@ -10,7 +10,9 @@ struct ValidateCommand: ParsableCommand {
         discussion: """
         Checks the manifest contract, that every file of the file index exists with its size and sha256, that no \
         file is missing from the index, and every JSON file against the draft 2020-12 schema the index names \
-        (the tree's own schemas/). Exit codes: 0 valid, 1 invalid, 2 usage error.
+        (the tree's own schemas/). Reads only regular files inside the tree: a symlink (never followed), a FIFO, socket \
+        or device (never opened), or a manifest or index path that is absolute or climbs out makes the tree invalid. \
+        Exit codes: 0 valid, 1 invalid, 2 usage error.
         """)
 
     enum Format: String, ExpressibleByArgument { case text, json }

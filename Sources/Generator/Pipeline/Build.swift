@@ -86,7 +86,7 @@ public enum Build {
         let fingerprint = Background { try InputFingerprint.digest(input: input, skipBadRows: skipBadRows) }
         defer { _ = try? fingerprint.wait() }   // never leave it running past a failure
         let standardDomains = domains.map(\.name) == Build.domains.map(\.name)
-        if options.previous == nil, standardDomains, let previous = PreviousRelease.load(from: options.output),
+        if options.previous == nil, standardDomains, let previous = try PreviousRelease.load(from: options.output),
            previous.inputDigest == (try fingerprint.wait()) {
             summary.changed = false
             summary.version = previous.version
@@ -111,7 +111,7 @@ public enum Build {
             progress("\(domain.name): \(result.files.count) files")
         }
 
-        let previous = PreviousRelease.load(from: options.previous ?? options.output)
+        let previous = try PreviousRelease.load(from: options.previous ?? options.output)
         for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest, OpenAPIDocument.kind] { kinds[k.name] = k }
         // Schemas of every kind used, then the files GitHub Pages needs: .nojekyll (serve the tree as is) and 404.html.
         for k in kinds.values.sorted(by: { $0.name < $1.name }) {
@@ -131,7 +131,7 @@ public enum Build {
         // One compiled copy per worker, shared by both serialise passes.
         let checkers = try [checker] + (1..<options.threads).map { _ in try checker.copy() }
         stage("compile schemas")
-        let current = options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true
+        let current = try options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true
             ? previous : PreviousRelease.load(from: options.output)
         let staged = try StagedTree(output: options.output, previous: Dictionary(
             (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }), expectedFiles: files.count)

@@ -28,9 +28,8 @@ enum ReleaseFiles {
             for e in previous.files where e.path.hasPrefix("releases/") && e.path.hasSuffix("/files.json") {
                 let parts = e.path.split(separator: "/")
                 guard parts.count == 3, let v = Int(parts[1]), v > cutoff, v < version else { continue }
-                guard let data = try? Data(contentsOf: previous.root.appendingPathComponent(e.path)),
-                      let json = try? JSONReader.parse(data), let list = json["files"]?.arrayValue else { continue }
-                let bytes = [UInt8](data)
+                guard let bytes = try previous.readIfPresent(e.path),
+                      let json = try? JSONReader.parse(bytes), let list = json["files"]?.arrayValue else { continue }
                 out.append((e.path, bytes, Build.sha256Hex(bytes), ManifestKinds.fileIndex))
                 olderIndexes.append((v, list.compactMap { x in
                     guard let p = x["path"]?.stringValue, let h = x["sha256"]?.stringValue, let s = x["size"]?.intValue else { return nil }
@@ -54,7 +53,7 @@ enum ReleaseFiles {
                         var cost = f.size
                         // A JSON Patch for the previous release's files, when it is smaller than the new file.
                         if old.version == version - 1, let prev = previous, f.path.hasSuffix(".json"),
-                           let oldData = try? Data(contentsOf: prev.root.appendingPathComponent(f.path)),
+                           let oldData = try prev.readIfPresent(f.path),
                            let a = try? JSONReader.parse(oldData), let new = newBytes(f.path), let b = try? JSONReader.parse(Data(new)) {
                             let patch = JSONPatch.diff(a, b)
                             let patchBytes = try writer.bytes(patch).count

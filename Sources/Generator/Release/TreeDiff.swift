@@ -1,6 +1,5 @@
 import Foundation
 import Schemas
-import Crypto
 
 /// The difference between two built trees, for people (text, markdown) and machines (JSON).
 public struct TreeDiff: Sendable {
@@ -56,8 +55,7 @@ public struct TreeDiff: Sendable {
         d.productsAdded = d.added.compactMap(productId)
         d.productsRemoved = d.removed.compactMap(productId)
         for p in d.changed { if let id = productId(p),
-            let o = try? JSONReader.parse(Data(contentsOf: old.appendingPathComponent(p))),
-            let n = try? JSONReader.parse(Data(contentsOf: new.appendingPathComponent(p))),
+            let o = try? JSONReader.parse(a.tree.read(p)), let n = try? JSONReader.parse(b.tree.read(p)),
             let op = o["pricing"]?["currentPrice"], let np = n["pricing"]?["currentPrice"], op != np {
             d.priceChanges.append(PriceChange(product: id, old: op.compactText, new: np.compactText))
         } }
@@ -65,8 +63,7 @@ public struct TreeDiff: Sendable {
         // Schemas: a kind removed, or a schema change old apps would reject.
         for p in d.removed where p.hasPrefix("schemas/") { d.kindsRemoved.append(String(p.dropFirst(8).dropLast(12))) }
         for p in d.changed where p.hasPrefix("schemas/") {
-            guard let o = try? JSONReader.parse(Data(contentsOf: old.appendingPathComponent(p))),
-                  let n = try? JSONReader.parse(Data(contentsOf: new.appendingPathComponent(p))) else { continue }
+            guard let o = try? JSONReader.parse(a.tree.read(p)), let n = try? JSONReader.parse(b.tree.read(p)) else { continue }
             d.schemaChanges += SchemaChanges.compare(kind: String(p.dropFirst(8).dropLast(12)), old: o, new: n)
         }
         // Fixed paths (no record id in them) that vanished, other than schemas and release files.
@@ -76,29 +73,36 @@ public struct TreeDiff: Sendable {
         return d
     }
 
-    struct Scan { var files: [String: String]; var schemas: [String: String]; var version: String? }
+    struct Scan { var files: [String: String]; var schemas: [String: String]; var version: String?; var tree: TreeReader }
 
+    /// Hashes every regular file of the tree. A symlink or special file anywhere in it is an error (never followed or
+    /// opened: diffing its target would report another file's content as the tree's), as is a release whose manifest
+    /// or index cannot be read safely.
     static func scan(_ root: URL) throws -> Scan {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
-            throw BuildError(file: root.path, "not a folder")
+        let tree: TreeReader
+        do { tree = try TreeReader(root: root) } catch { throw BuildError(file: root.path, "not a folder") }
+        let walk = tree.walk()
+        if let first = walk.problems.min(by: { $0.path < $1.path }) {
+            let more = walk.problems.count > 1 ? " (and \(walk.problems.count - 1) more)" : ""
+            throw BuildError(file: root.path, "\(first)\(more); a tree to compare holds only regular files and folders")
         }
         var files: [String: String] = [:]
-        let base = root.standardizedFileURL.resolvingSymlinksInPath().path
-        let e = FileManager.default.enumerator(atPath: base)
-        while let p = e?.nextObject() as? String {
-            var d: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: base + "/" + p, isDirectory: &d), !d.boolValue else { continue }
-            let data = try Data(contentsOf: URL(fileURLWithPath: base + "/" + p))
-            files[p] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        files.reserveCapacity(walk.files.count)
+        for p in walk.files {
+            // Hashed from the bytes read through the checked descriptor, not by opening the path again.
+            do { files[p] = Build.sha256Hex(try tree.read(p)) } catch { throw BuildError(file: root.path, "\(error)") }
         }
         var schemas: [String: String] = [:]
         var version: String? = nil
-        if let prev = PreviousRelease.load(from: root) {
+        let release: PreviousRelease?
+        do { release = try PreviousRelease.load(tree) } catch let e as PreviousRelease.Unreadable {
+            throw BuildError(file: root.path, "its release (manifest and file index) cannot be read safely: \(e.why)")
+        }
+        if let prev = release {
             version = "\(prev.version) (\(prev.currentVersion))"
             for f in prev.files { if let s = f.schema { schemas[f.path] = s } }
         }
-        return Scan(files: files, schemas: schemas, version: version)
+        return Scan(files: files, schemas: schemas, version: version, tree: tree)
     }
 
     // MARK: Rendering

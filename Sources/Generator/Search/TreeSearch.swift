@@ -18,12 +18,14 @@ public enum TreeSearch {
 
     public static func run(dist: URL, query: String, index: IndexKind, limit: Int) throws -> Outcome {
         var files: [(String, Int, Int)] = []
+        let tree: TreeReader
+        do { tree = try TreeReader(root: dist) } catch { throw BuildError(file: dist.path, "not a folder") }
+        // Paths come from the tree itself (search/meta.json names the shards): read only as regular files inside it.
         func load(_ path: String) throws -> [UInt8] {
-            let url = dist.appendingPathComponent(path)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw BuildError(file: url.path, "not found: is \(dist.path) a built tree with the \(index.rawValue) index?")
-            }
-            let bytes = [UInt8](data)
+            let bytes: [UInt8]
+            do { bytes = try tree.read(path) } catch let p as TreeProblem where p.kind == .missing && p.path == path {
+                throw BuildError(file: dist.path, "\(p.description): is \(dist.path) a built tree with the \(index.rawValue) index?")
+            } catch { throw BuildError(file: dist.path, "\(error)") }
             files.append((path, bytes.count, Gzip.compressedSize(bytes)))
             return bytes
         }

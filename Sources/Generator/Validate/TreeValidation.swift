@@ -20,42 +20,69 @@ public enum TreeValidation {
     public struct UsageError: Error, CustomStringConvertible { public let description: String }
 
     public static func check(_ root: URL, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> Report {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
+        let tree: TreeReader
+        do { tree = try TreeReader(root: root) } catch let p as TreeProblem where p.kind == .missing || p.kind == .notAFile {
             throw UsageError(description: "\(root.path) is not a directory")
-        }
+        } catch { throw UsageError(description: "\(error)") }
         var report = Report()
-        func problem(_ path: String, _ message: String) { report.problems.append((path, message)) }
-        let rootPath = root.standardizedFileURL.path
-        func read(_ rel: String) -> [UInt8]? { readFile(rootPath + "/" + rel) }
+        // Paths and messages may come from the tree's own files: printed escaped and short.
+        func problem(_ path: String, _ message: String) { report.problems.append((TreeReader.shown(path), TreeReader.shown(message, limit: 300))) }
+        func problem(_ p: TreeProblem) { problem(p.path, p.message) }
+        // Only regular files of the tree are read: a symlink, FIFO or path that climbs out is a problem, never opened.
+        func read(_ rel: String) -> [UInt8]? {
+            do { return try tree.read(rel) } catch let p as TreeProblem { problem(p); return nil } catch { problem(rel, "\(error)"); return nil }
+        }
+
+        // What is on disk: regular files, and every symlink or special file met (reported, never followed).
+        let walk = tree.walk()
+        for p in walk.problems.sorted(by: { $0.path < $1.path }) { problem(p) }
+        let flagged = Set(walk.problems.map(\.path))
+        /// Whether a path or one of its folders was already reported by the walk.
+        func isFlagged(_ path: String) -> Bool {
+            if flagged.isEmpty { return false }
+            var p = Substring(path)
+            while true {
+                if flagged.contains(String(p)) { return true }
+                guard let slash = p.lastIndex(of: "/") else { return false }
+                p = p[..<slash]
+            }
+        }
 
         // The manifest contract.
-        guard let manifestBytes = read("update-manifest.json") else { problem("update-manifest.json", "missing"); return report }
+        if isFlagged("update-manifest.json") { return report }
+        guard let manifestBytes = read("update-manifest.json") else { return report }
         let manifest: JSON
         do { manifest = try JSONReader.parse(manifestBytes) } catch { problem("update-manifest.json", "invalid JSON: \(error)"); return report }
         if manifest["currentVersion"]?.stringValue == nil { problem("update-manifest.json", "currentVersion is not a string") }
         if manifest["forceUpdate"]?.boolValue == nil { problem("update-manifest.json", "forceUpdate is not a boolean") }
         let ref = manifest["fileIndex"]
-        guard let indexPath = ref?.stringValue ?? ref?["path"]?.stringValue, let indexBytes = read(indexPath) else {
+        guard let indexPath = ref?.stringValue ?? ref?["path"]?.stringValue else {
             problem("update-manifest.json", "fileIndex does not name a file of the tree"); return report
         }
+        if let why = TreeReader.pathRejection(indexPath) { problem(indexPath, "fileIndex path in update-manifest.json: \(why)"); return report }
+        if isFlagged(indexPath) { return report }
+        guard let indexBytes = read(indexPath) else { return report }
         if let size = ref?["size"]?.intValue, size != indexBytes.count { problem(indexPath, "size \(indexBytes.count) differs from the manifest's \(size)") }
         if let sha = ref?["sha256"]?.stringValue, sha != hex(indexBytes) { problem(indexPath, "sha256 differs from the manifest's") }
         let entries: [JSON]
         do { entries = try JSONReader.parse(indexBytes)["files"]?.arrayValue ?? [] } catch { problem(indexPath, "invalid JSON: \(error)"); return report }
 
-        // Listed versus on disk.
+        // Listed versus on disk (a listed path that would leave the tree is a problem, never opened).
         var listed: [String: JSON] = [:]
-        for e in entries { if let p = e["path"]?.stringValue { listed[p] = e } }
-        let onDisk = Set(allFiles(root))
+        for e in entries {
+            guard let p = e["path"]?.stringValue else { continue }
+            if let why = TreeReader.pathRejection(p) { problem(p, "path in the file index: \(why)"); continue }
+            listed[p] = e
+        }
+        let onDisk = Set(walk.files)
         for p in onDisk.subtracting(listed.keys).subtracting(["update-manifest.json", indexPath]).sorted() { problem(p, "on disk but not in the file index") }
-        for p in Set(listed.keys).subtracting(onDisk).sorted() { problem(p, "in the file index but not on disk") }
+        for p in Set(listed.keys).subtracting(onDisk).sorted() where !isFlagged(p) { problem(p, "in the file index but not on disk") }
 
         // Schemas of the tree, by path and by $id.
         let registry = SchemaRegistry()
         var schemaIds: [String: String] = [:]
         for (p, e) in listed where e["schema"]?.stringValue == SchemaPublisher.metaSchemaURI && onDisk.contains(p) {
-            if let b = read(p), let doc = try? JSONReader.parse(b) { registry.add(doc, uri: doc["$id"]?.stringValue ?? "tree:///\(p)"); schemaIds[p] = doc["$id"]?.stringValue ?? "tree:///\(p)" }
+            if let b = try? tree.read(p), let doc = try? JSONReader.parse(b) { registry.add(doc, uri: doc["$id"]?.stringValue ?? "tree:///\(p)"); schemaIds[p] = doc["$id"]?.stringValue ?? "tree:///\(p)" }
         }
         // One set of compiled schemas per worker: two cores taking references to the same compiled nodes slow each
         // other down.
@@ -82,7 +109,8 @@ public enum TreeValidation {
         results.withUnsafeMutableBufferPointer { out in
             Parallel.forEach(order, threads: threads) { worker, i in
                 let p = paths[i], e = listed[p]!, validators = perWorker[worker]
-                guard let b = read(p) else { out[i] = ["cannot be read"]; return }
+                let b: [UInt8]
+                do { b = try tree.read(p) } catch { out[i] = ["\(error)"]; return }
                 var found: [String] = []
                 if b.count != e["size"]?.intValue { found.append("size \(b.count) != indexed \(e["size"]?.intValue.map(String.init) ?? "?")") }
                 if hex(b) != e["sha256"]?.stringValue { found.append("sha256 differs from the index") }
@@ -105,47 +133,6 @@ public enum TreeValidation {
         for (i, found) in results.enumerated() { for f in found { problem(paths[i], f) } }
         report.checked = paths.count
         return report
-    }
-
-    /// Every regular file under root, relative, by a plain readdir walk (Foundation's enumerator with resource
-    /// values costs more than the validation itself on a 100k-file tree).
-    static func allFiles(_ root: URL) -> [String] {
-        var out: [String] = []
-        func walk(_ dir: String, _ rel: String) {
-            guard let d = opendir(dir) else { return }
-            defer { closedir(d) }
-            while let e = readdir(d) {
-                let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name == "." || name == ".." { continue }
-                let path = dir + "/" + name, relPath = rel.isEmpty ? name : rel + "/" + name
-                var type = e.pointee.d_type
-                if type == UInt8(DT_UNKNOWN) {
-                    var st = stat()
-                    guard lstat(path, &st) == 0 else { continue }
-                    type = (st.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : ((st.st_mode & S_IFMT) == S_IFREG ? UInt8(DT_REG) : 0)
-                }
-                if type == UInt8(DT_DIR) { walk(path, relPath) } else if type == UInt8(DT_REG) { out.append(relPath) }
-            }
-        }
-        walk(root.standardizedFileURL.path, "")
-        return out
-    }
-
-    /// The whole file, by open/fstat/read.
-    static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        var buf = [UInt8](repeating: 0, count: Int(st.st_size))
-        var done = 0
-        while done < buf.count {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n <= 0 { return n == 0 ? Array(buf[..<done]) : nil }
-            done += n
-        }
-        return buf
     }
 
     static func hex(_ bytes: [UInt8]) -> String { Build.sha256Hex(bytes) }
