@@ -129,7 +129,8 @@ public struct CatalogDomain: Domain {
 
         var report = check.report
         func note(_ key: String, _ count: Int, _ policy: String, _ examples: [String] = []) {
-            report.append(ReportItem(domain: "catalog", key: key, count: count, policy: policy, examples: Array(examples.prefix(5))))
+            // Examples are input text (brand spellings) printed in the summary: control characters escaped.
+            report.append(ReportItem(domain: "catalog", key: key, count: count, policy: policy, examples: examples.prefix(5).map(Excerpt.escapingControls)))
         }
         note("products read", records.count, "from \(productsFile)")
         if !read.skipped.isEmpty {

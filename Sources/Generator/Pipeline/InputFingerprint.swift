@@ -17,8 +17,10 @@ enum InputFingerprint {
         // and the build refuses it if it is used), and a FIFO or device as its kind, so hashing cannot read
         // outside the input folder or hang.
         var entries: [(path: String, kind: UInt8)] = []
-        func walk(_ dir: String, _ prefix: String) {
-            guard let d = opendir(dir) else { return }
+        var folders = [""]   // a work list, not recursion: a deep tree cannot overflow the thread's stack
+        while let prefix = folders.popLast() {
+            let dir = prefix.isEmpty ? root.path : root.path + "/" + prefix
+            guard let d = opendir(dir) else { continue }
             defer { closedir(d) }
             while let e = readdir(d) {
                 let name = withUnsafePointer(to: e.pointee.d_name) {
@@ -29,14 +31,13 @@ enum InputFingerprint {
                 var st = stat()
                 guard lstat(dir + "/" + name, &st) == 0 else { continue }
                 switch st.st_mode & S_IFMT {
-                case S_IFDIR: walk(dir + "/" + name, rel)
+                case S_IFDIR: folders.append(rel)
                 case S_IFREG: entries.append((rel, 0))
                 case S_IFLNK: entries.append((rel, 1))
                 default: entries.append((rel, 2))
                 }
             }
         }
-        walk(root.path, "")
         for (p, kind) in entries.sorted(by: { $0.path < $1.path }) {
             let path = root.path + "/" + p
             h.update(data: Array("\u{0}\(p)\u{0}".utf8))
