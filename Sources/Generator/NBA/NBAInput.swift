@@ -97,6 +97,11 @@ struct NBAData {
                 guard let i = t.column([c]) else { throw BuildError(file: file, line: 1, field: c, "missing column") }
                 m[c] = i
             }
+            // A short row would otherwise be read past its end.
+            let width = (m.values.max() ?? 0) + 1
+            if let r = t.records.first(where: { $0.fields.count < width }) {
+                throw BuildError(file: file, line: r.line, "has \(r.fields.count) fields; the columns used need \(width)")
+            }
             return m
         }
         func num<T>(_ r: CSVRecord, _ i: Int, _ file: String, _ field: String, _ f: (String) -> T?) throws -> T {

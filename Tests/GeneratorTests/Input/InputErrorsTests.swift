@@ -161,6 +161,15 @@ final class InputErrorsTests: XCTestCase {
         XCTAssertFalse(one.contains("parcel id column"), one)
     }
 
+    /// A short NBA row is an error naming its line (it was read past its end: a crash).
+    func testShortNBARowIsAnError() throws {
+        let input = TestSupport.makeInput(site: { s in s.removeValue(forKey: "catalog"); s["nba"] = ["folder": "nba", "simulations": 100] }, files: [
+            "nba/teams.csv": "team_id,abbreviation,full_name\n1,AAA\n",
+            "nba/games.csv": "game_id,season,game_date,home_team_id,away_team_id,home_score,away_score,ot_periods\n",
+        ])
+        assertMentions(failure(input), ["nba/teams.csv:2: has 2 fields; the columns used need 3"])
+    }
+
     // MARK: An empty products file
 
     func testEmptyProductsFileIsAnError() throws {
