@@ -85,14 +85,34 @@ enum AuctionInput {
         ("county", ["county", "county name"]),
     ]
 
-    static func rows(_ table: CSVTable, display: String) -> [AuctionRow] {
-        // Headers compare with spaces, underscores and case folded ("Parcel_ID" = "parcel id").
-        func norm(_ s: String) -> String { s.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: "_", with: " ") }
+    /// Headers compare with spaces, underscores and case folded ("Parcel_ID" = "parcel id").
+    static func norm(_ s: String) -> String { s.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: "_", with: " ") }
+
+    /// Column of each field found in the header, through its aliases.
+    static func columns(_ table: CSVTable) -> [String: Int] {
         let header = table.header.map(norm)
         var col: [String: Int] = [:]
         for (field, names) in aliases {
             for n in names { if let i = header.firstIndex(of: norm(n)) { col[field] = i; break } }
         }
+        return col
+    }
+
+    /// Every row needs a parcel id and an amount: a header without either column is an error for the file (rather
+    /// than one per row, or nothing at all for a file without rows, or a silent skip under --skip-bad-rows).
+    static func checkHeader(_ table: CSVTable, display: String) throws {
+        let col = columns(table)
+        let missing = aliases.filter { ["parcelId", "amount"].contains($0.field) && col[$0.field] == nil }
+        guard !missing.isEmpty else { return }
+        let wanted = missing.map { f in
+            "\(f.field == "parcelId" ? "parcel id" : "amount") column (expected one of: \(f.names.joined(separator: ", ")))"
+        }.joined(separator: " and no ")
+        let found = table.header.isEmpty ? "none" : Excerpt.text(table.header.joined(separator: ", "), limit: 200)
+        throw BuildError(file: display, line: 1, "the header has no \(wanted); found: \(found)")
+    }
+
+    static func rows(_ table: CSVTable, display: String) -> [AuctionRow] {
+        let col = columns(table)
         return table.records.map { r in
             func v(_ f: String) -> String? { col[f].flatMap { $0 < r.fields.count ? r.fields[$0] : nil } }
             return AuctionRow(file: display, line: r.line, parcelId: v("parcelId"), amount: v("amount"), assessed: v("assessed"),

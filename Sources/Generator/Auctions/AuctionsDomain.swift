@@ -29,17 +29,18 @@ public struct AuctionsDomain: Domain {
     public let name = "auctions"
     public init() {}
 
-    func files(_ context: BuildContext, _ s: AuctionSettings) -> [AuctionSettings.FileSpec] {
+    /// The configured files, or every `*.csv` / `*.tsv` listed in `input/auctions/` (each path is resolved and
+    /// confined to the input folder when it is read).
+    func files(_ context: BuildContext, _ s: AuctionSettings) throws -> [AuctionSettings.FileSpec] {
         if !s.files.isEmpty { return s.files }
-        let dir = context.inputDirectory.appendingPathComponent("auctions")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        return names.filter { $0.lowercased().hasSuffix(".csv") || $0.lowercased().hasSuffix(".tsv") }.sorted()
+        let (dir, display) = try context.inputFile("auctions", file: context.displayPath(context.inputDirectory.appendingPathComponent("auctions")), field: nil)
+        return try InputFiles.list(dir, display: display).filter { $0.lowercased().hasSuffix(".csv") || $0.lowercased().hasSuffix(".tsv") }
             .map { AuctionSettings.FileSpec(path: "auctions/\($0)", county: nil) }
     }
 
     public func isPresent(in context: BuildContext) -> Bool {
         guard let s = try? AuctionSettings.read(context.site, file: "site.json") else { return true }  // let build() report it
-        return !files(context, s).isEmpty
+        do { return !(try files(context, s)).isEmpty } catch { return true }
     }
 
     public func build(_ context: BuildContext) throws -> DomainResult {
@@ -115,15 +116,18 @@ public struct AuctionsDomain: Domain {
         var rows: [AuctionRow] = []
         var fileCounty: [String: String?] = [:]
         var report: [ReportItem] = []
-        for spec in files(context, s) {
-            let url = context.inputDirectory.appendingPathComponent(spec.path)
-            let display = context.displayPath(url)
-            guard FileManager.default.fileExists(atPath: url.path) else { throw BuildError(file: siteFile, field: "auctions.files", "\(spec.path) not found") }
+        for (i, spec) in try files(context, s).enumerated() {
+            // A configured path is checked as a field of site.json; a listed one is named by itself.
+            let listed = s.files.isEmpty
+            let field = listed ? nil : "auctions.files[\(i)]"
+            let (url, display) = try context.inputFile(spec.path, file: listed ? context.displayPath(context.inputDirectory.appendingPathComponent(spec.path)) : siteFile, field: field)
+            guard InputFiles.kind(url) != .missing else { throw BuildError(file: siteFile, field: field ?? "auctions.files", "\(Excerpt.text(spec.path)) not found") }
             let table = try CSVReader.read(url, displayName: display)
             if let c = spec.county, AlabamaCounties.canonical(c) == nil {
-                throw BuildError(file: siteFile, field: "auctions.files", "\"\(c)\" (for \(spec.path)) is not one of Alabama's 67 counties")
+                throw BuildError(file: siteFile, field: field ?? "auctions.files", "\(Excerpt.quote(c)) (for \(Excerpt.text(spec.path))) is not one of Alabama's 67 counties")
             }
             fileCounty[display] = spec.county
+            try AuctionInput.checkHeader(table, display: display)
             let r = AuctionInput.rows(table, display: display)
             report.append(ReportItem(domain: name, key: "rows read from \(display)", count: r.count))
             rows += r

@@ -38,11 +38,11 @@ struct CatalogCheck {
             if let e = c.idError { errors.append(e); continue }
             let id = c.id!, segment = c.segment!
             if let first = seenIds[id] {
-                errors.append(BuildError(file: productsFile, line: r.line, field: f["id"]!, "duplicate product id \"\(id)\" (first seen on line \(first))")); continue
+                errors.append(BuildError(file: productsFile, line: r.line, field: f["id"]!, "duplicate product id \(Excerpt.quote(id)) (first seen on line \(first))")); continue
             }
             seenIds[id] = r.line
             if let other = collisions.claim(path: segment, id: id) {
-                errors.append(BuildError(file: productsFile, line: r.line, field: f["id"]!, "product id \"\(id)\" maps to the same file as \"\(other)\" on a case-insensitive file system")); continue
+                errors.append(BuildError(file: productsFile, line: r.line, field: f["id"]!, "product id \(Excerpt.quote(id)) maps to the same file as \(Excerpt.quote(other)) on a case-insensitive file system")); continue
             }
             if let e = c.fieldError { errors.append(e); continue }
             out.append(c.product!)
@@ -81,9 +81,9 @@ struct CatalogCheck {
         }
         guard let id = str(paths.id), !id.isEmpty else { return fail(f["id"]!, "is missing (every product needs an id)") }
         let segment: String
-        do { segment = try SafePath.segment(id) } catch { return fail(f["id"]!, "product id \"\(id)\" \(error)") }
+        do { segment = try SafePath.segment(id) } catch { return fail(f["id"]!, "product id \(Excerpt.quote(id)) \(error)") }
         result.id = id; result.segment = segment
-        guard let name = str(paths.name), !name.isEmpty else { return fail(f["name"]!, "is missing (product \(id))") }
+        guard let name = str(paths.name), !name.isEmpty else { return fail(f["name"]!, "is missing (product \(Excerpt.quote(id)))") }
         var price: JSONNumber? = nil
         switch r.value(paths.price) {
         case .number(let n)?:
@@ -106,7 +106,7 @@ struct CatalogCheck {
             switch s.lowercased() {
             case "true", "yes", "1", "y": inStock = true
             case "false", "no", "0", "n": inStock = false
-            default: return fail(f["inStock"]!, "expected true or false, found \"\(s)\"")
+            default: return fail(f["inStock"]!, "expected true or false, found \(Excerpt.quote(s))")
             }
         case nil, .null?: break
         case let v?: return fail(f["inStock"]!, "expected true or false, found \(v.typeName)")
@@ -114,14 +114,14 @@ struct CatalogCheck {
         var ratingAverage: Double? = nil
         if let v = r.value(paths.ratingAverage), !v.isNull {
             guard let d = v.doubleValue ?? v.stringValue.flatMap(Double.init), d >= 0, d <= 5 else {
-                return fail(f["ratingAverage"]!, "expected a rating between 0 and 5, found \(v.compactText)")
+                return fail(f["ratingAverage"]!, "expected a rating between 0 and 5, found \(Excerpt.text(v.compactText))")
             }
             ratingAverage = d
         }
         var ratingCount = 0
         if let v = r.value(paths.ratingCount), !v.isNull {
             guard let n = v.intValue ?? v.stringValue.flatMap({ Int($0) }), n >= 0 else {
-                return fail(f["ratingCount"]!, "expected a whole number of reviews, found \(v.compactText)")
+                return fail(f["ratingCount"]!, "expected a whole number of reviews, found \(Excerpt.text(v.compactText))")
             }
             ratingCount = n
         }
@@ -159,7 +159,8 @@ struct CatalogCheck {
 
     // MARK: Category tree
 
-    mutating func categories(_ json: JSON, file: String) -> (nodes: [String: CategoryNode], order: [String]) {
+    /// `lines`: the line each entry starts on (see `ProductFileReader.entryLines`); entry numbers when absent.
+    mutating func categories(_ json: JSON, file: String, lines: [Int] = []) -> (nodes: [String: CategoryNode], order: [String]) {
         var nodes: [String: CategoryNode] = [:]
         var order: [String] = []
         guard let list = json["categories"]?.arrayValue ?? json.arrayValue else {
@@ -169,22 +170,22 @@ struct CatalogCheck {
         var collisions = CollisionDetector()
         var records: [String: Int] = [:]
         for (i, c) in list.enumerated() {
-            let rec = i + 1
-            guard let id = c["id"]?.stringValue, !id.isEmpty else { errors.append(BuildError(file: file, line: rec, field: "id", "is missing (record \(rec))")); continue }
-            guard let name = c["name"]?.stringValue else { errors.append(BuildError(file: file, line: rec, field: "name", "is missing for category \"\(id)\"")); continue }
+            let rec = lines.count == list.count ? lines[i] : i + 1
+            guard let id = c["id"]?.stringValue, !id.isEmpty else { errors.append(BuildError(file: file, line: rec, field: "id", "is missing (entry \(i + 1))")); continue }
+            guard let name = c["name"]?.stringValue else { errors.append(BuildError(file: file, line: rec, field: "name", "is missing for category \(Excerpt.quote(id))")); continue }
             let parent = c["parent"]?.stringValue
-            if nodes[id] != nil { errors.append(BuildError(file: file, line: rec, field: "id", "duplicate category id \"\(id)\"")); continue }
+            if nodes[id] != nil { errors.append(BuildError(file: file, line: rec, field: "id", "duplicate category id \(Excerpt.quote(id))")); continue }
             let path: String
-            do { path = try SafePath.nested(id) } catch { errors.append(BuildError(file: file, line: rec, field: "id", "category id \"\(id)\" \(error)")); continue }
+            do { path = try SafePath.nested(id) } catch { errors.append(BuildError(file: file, line: rec, field: "id", "category id \(Excerpt.quote(id)) \(error)")); continue }
             if let other = collisions.claim(path: path, id: id) {
-                errors.append(BuildError(file: file, line: rec, field: "id", "category id \"\(id)\" maps to the same file as \"\(other)\"")); continue
+                errors.append(BuildError(file: file, line: rec, field: "id", "category id \(Excerpt.quote(id)) maps to the same file as \(Excerpt.quote(other))")); continue
             }
             nodes[id] = CategoryNode(id: id, path: path, name: name, parent: parent, children: [], synthetic: false)
             order.append(id)
             records[id] = rec
         }
         for id in order { if let p = nodes[id]!.parent, nodes[p] == nil {
-            errors.append(BuildError(file: file, field: "parent", "category \"\(id)\" names a parent \"\(p)\" that is not in the tree"))
+            errors.append(BuildError(file: file, field: "parent", "category \(Excerpt.quote(id)) names a parent \(Excerpt.quote(p)) that is not in the tree"))
         } }
         // Every parent chain must end at a top-level category: the categories of a cycle would belong to no tree.
         var reported: Set<[String]> = []
@@ -195,7 +196,7 @@ struct CatalogCheck {
                     let cycle = Array(chain[k...])
                     if reported.insert(cycle.sorted()).inserted {
                         errors.append(BuildError(file: file, line: records[p], field: "parent",
-                                                 "category \"\(p)\" is its own ancestor (\((cycle + [p]).joined(separator: " → ")))"))
+                                                 "category \(Excerpt.quote(p)) is its own ancestor (\(Excerpt.text((cycle + [p]).joined(separator: " → "), limit: 200)))"))
                     }
                     break
                 }

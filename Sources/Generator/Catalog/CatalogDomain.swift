@@ -7,18 +7,43 @@ public struct CatalogDomain: Domain {
     public let name = "catalog"
     public init() {}
 
+    static let defaultProducts = ["catalog/products.jsonl", "catalog/products.json", "catalog/products.csv"]
+
     public func isPresent(in context: BuildContext) -> Bool {
-        (try? productsURL(context, CatalogSettings.read(context.site, file: "site.json"))) != nil
+        // Named in site.json (or the settings are wrong): build() reports what is wrong with it.
+        guard let settings = try? CatalogSettings.read(context.site, file: "site.json") else { return true }
+        if settings.productsFile != nil { return true }
+        // A default name that exists in any form (even a link pointing out, which build() then refuses).
+        return Self.defaultProducts.contains { name in
+            var st = stat()
+            return lstat(context.inputDirectory.appendingPathComponent(name).path, &st) == 0
+        }
     }
 
-    func productsURL(_ context: BuildContext, _ settings: CatalogSettings) throws -> URL {
-        let dir = context.inputDirectory
-        if let p = settings.productsFile { return dir.appendingPathComponent(p) }
-        for name in ["catalog/products.jsonl", "catalog/products.json", "catalog/products.csv"] {
-            let u = dir.appendingPathComponent(name)
-            if FileManager.default.fileExists(atPath: u.path) { return u }
+    /// The products file, resolved inside the input folder, and its name in messages.
+    func productsFile(_ context: BuildContext, _ settings: CatalogSettings) throws -> (url: URL, display: String) {
+        let siteFile = context.siteFile
+        if let p = settings.productsFile {
+            let f = try context.inputFile(p, file: siteFile, field: "catalog.products")
+            if InputFiles.kind(f.url) == .missing { throw BuildError(file: siteFile, field: "catalog.products", "\(Excerpt.text(p)) not found") }
+            return f
         }
-        throw BuildError(file: context.displayPath(dir.appendingPathComponent("catalog")), "no products file (products.jsonl, products.json or products.csv)")
+        for name in Self.defaultProducts {
+            let f = try context.inputFile(name, file: context.displayPath(context.inputDirectory.appendingPathComponent(name)), field: nil)
+            if InputFiles.kind(f.url) != .missing { return f }
+        }
+        throw BuildError(file: context.displayPath(context.inputDirectory.appendingPathComponent("catalog")), "no products file (products.jsonl, products.json or products.csv)")
+    }
+
+    /// An optional catalog file (categories, featured): nil when the default path is absent; an error when a path
+    /// named in site.json is.
+    func optionalFile(_ context: BuildContext, _ path: String, named: Bool, field: String) throws -> (url: URL, display: String)? {
+        let siteFile = context.siteFile
+        let f = try context.inputFile(path, file: named ? siteFile : context.displayPath(context.inputDirectory.appendingPathComponent(path)),
+                                      field: named ? field : nil)
+        guard InputFiles.kind(f.url) == .missing else { return f }
+        if named { throw BuildError(file: siteFile, field: field, "\(Excerpt.text(path)) not found (remove the key to build without it)") }
+        return nil
     }
 
     public func build(_ context: BuildContext) throws -> DomainResult {
@@ -73,39 +98,44 @@ public struct CatalogDomain: Domain {
 
     /// Read → Check: the typed model with every policy applied and counted.
     public func load(_ context: BuildContext) throws -> CatalogModel {
-        let siteFile = context.displayPath(context.inputDirectory.appendingPathComponent("site.json"))
-        let settings = try CatalogSettings.read(context.site, file: siteFile)
-        let productsURL = try productsURL(context, settings)
-        let productsFile = context.displayPath(productsURL)
-        guard FileManager.default.fileExists(atPath: productsURL.path) else {
-            throw BuildError(file: productsFile, "file not found (set catalog.products in site.json)")
-        }
+        let settings = try CatalogSettings.read(context.site, file: context.siteFile)
+        let (productsURL, productsFile) = try productsFile(context, settings)
         var check = CatalogCheck(settings: settings, productsFile: productsFile)
         var t0 = Date()
         let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
         func lap(_ what: String) { if trace { FileHandle.standardError.write(Data("  [trace] \(what): \(String(format: "%.3f", Date().timeIntervalSince(t0))) s\n".utf8)) }; t0 = Date() }
-        let records = try ProductFileReader.read(productsURL, display: productsFile, threads: context.threads)
+        let read = try ProductFileReader.read(productsURL, display: productsFile, threads: context.threads, skipBadRecords: context.skipBadRows)
+        let records = read.records
+        // Policy: an empty products file is an error, not an empty catalog: a truncated export would otherwise
+        // publish a release that removes every product.
+        if records.isEmpty {
+            let why = read.skipped.isEmpty ? "has no products" : "has no readable products (\(read.skipped.count) malformed records skipped)"
+            throw BuildError(file: productsFile, "\(why); an empty catalog is refused (remove the file, or catalog.products in site.json, to build without a catalog)")
+        }
         lap("read")
         var products = check.products(records, threads: context.threads)
         lap("check products")
 
-        let catURL = context.inputDirectory.appendingPathComponent(settings.categoriesFile)
-        let catFile = context.displayPath(catURL)
         var nodes: [String: CategoryNode] = [:], order: [String] = []
-        if FileManager.default.fileExists(atPath: catURL.path) {
+        if let (catURL, catFile) = try optionalFile(context, settings.categoriesFile, named: settings.categoriesNamed, field: "catalog.categories") {
+            let bytes = [UInt8](try InputFiles.read(catURL, display: catFile))
             let json: JSON
-            do { json = try JSONReader.parse(try Data(contentsOf: catURL)) } catch let e as JSONSyntaxError {
+            do { json = try JSONReader.parse(bytes) } catch let e as JSONSyntaxError {
                 throw BuildError(file: catFile, line: e.line, "invalid JSON at column \(e.column): \(e.message)")
             }
-            (nodes, order) = check.categories(json, file: catFile)
+            (nodes, order) = check.categories(json, file: catFile, lines: ProductFileReader.entryLines(bytes, member: json.arrayValue == nil ? "categories" : nil))
         }
         if !check.errors.isEmpty { throw BuildErrors(check.errors) }
 
         var report = check.report
         func note(_ key: String, _ count: Int, _ policy: String, _ examples: [String] = []) {
-            report.append(ReportItem(domain: "catalog", key: key, count: count, policy: policy, examples: Array(examples.prefix(5))))
+            // Examples are input text (brand spellings) printed in the summary: control characters escaped.
+            report.append(ReportItem(domain: "catalog", key: key, count: count, policy: policy, examples: examples.prefix(5).map(Excerpt.escapingControls)))
         }
         note("products read", records.count, "from \(productsFile)")
+        if !read.skipped.isEmpty {
+            note("malformed records skipped", read.skipped.count, "--skip-bad-rows: left out", read.skipped.map { "\($0.file):\($0.line ?? 0)" })
+        }
 
         // Anomalies are counted over every product read, before any is left out.
         // (Counted without copying products: a filtered array would copy every matching record.)
@@ -146,7 +176,7 @@ public struct CatalogDomain: Domain {
                 let parent = id.lastIndex(of: "/").map { String(id[..<$0]) }
                 let path: String
                 do { path = try SafePath.nested(id) } catch {
-                    throw BuildError(file: productsFile, line: products[i].line, field: settings.fields["category"], "category \"\(id)\" \(error)")
+                    throw BuildError(file: productsFile, line: products[i].line, field: settings.fields["category"], "category \(Excerpt.quote(id)) \(error)")
                 }
                 let slug = String(id.split(separator: "/").last ?? Substring(id))
                 nodes[id] = CategoryNode(id: id, path: path, name: CatalogCheck.nameFromSlug(slug), parent: parent.flatMap { nodes[$0] != nil ? $0 : nil }, children: [], synthetic: true)
@@ -208,9 +238,8 @@ public struct CatalogDomain: Domain {
         lap("policies, popularity, subtrees")
         // Featured content: every reference must exist.
         var featured: JSON? = nil
-        let featURL = context.inputDirectory.appendingPathComponent(settings.featuredFile)
-        if FileManager.default.fileExists(atPath: featURL.path) {
-            featured = try FeaturedInput.read(featURL, display: context.displayPath(featURL), categories: nodes,
+        if let (featURL, featFile) = try optionalFile(context, settings.featuredFile, named: settings.featuredNamed, field: "catalog.featured") {
+            featured = try FeaturedInput.read(featURL, display: featFile, categories: nodes,
                                               productIds: Set(products.map(\.id)))
         }
 

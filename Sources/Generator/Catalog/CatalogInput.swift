@@ -6,6 +6,9 @@ public struct CatalogSettings: Sendable {
     public var productsFile: String?
     public var categoriesFile: String
     public var featuredFile: String
+    /// Whether site.json names these files: a file named there must exist; the default path may be absent.
+    public var categoriesNamed = false
+    public var featuredNamed = false
     /// Logical field → input field name (dotted paths reach into JSON objects: "rating.average").
     public var fields: [String: String]
     public var unbrandedName: String
@@ -24,9 +27,11 @@ public struct CatalogSettings: Sendable {
 
     public static func read(_ site: SiteConfig, file: String) throws -> CatalogSettings {
         var o = try site.section("catalog", file: file)
+        let categories = try o.optionalString("categories"), featured = try o.optionalString("featured")
         var s = CatalogSettings(productsFile: try o.optionalString("products"),
-                                categoriesFile: try o.string("categories", default: "catalog/categories.json"),
-                                featuredFile: try o.string("featured", default: "catalog/featured.json"),
+                                categoriesFile: categories ?? "catalog/categories.json",
+                                featuredFile: featured ?? "catalog/featured.json",
+                                categoriesNamed: categories != nil, featuredNamed: featured != nil,
                                 fields: defaultFields,
                                 unbrandedName: try o.string("unbrandedName", default: "Unbranded"),
                                 uncategorizedId: try o.string("uncategorizedId", default: "uncategorized"),
@@ -63,19 +68,22 @@ struct RawRecord {
 }
 
 enum ProductFileReader {
-    /// Reads products from JSON Lines, a JSON array or CSV, chosen by extension.
-    static func read(_ url: URL, display: String, threads: Int) throws -> [RawRecord] {
-        let ext = url.pathExtension.lowercased()
+    /// Records read, and the malformed JSON Lines records left out under --skip-bad-rows.
+    struct Result { var records: [RawRecord]; var skipped: [BuildError] }
+
+    /// Reads products from JSON Lines, a JSON array or CSV, chosen by the extension of the name the input uses
+    /// (`display`; a link's target may be named otherwise). `url` is resolved (see `InputFiles.resolve`).
+    static func read(_ url: URL, display: String, threads: Int, skipBadRecords: Bool = false) throws -> Result {
+        let ext = (display as NSString).pathExtension.lowercased()
         if ext == "csv" {
             let table = try CSVReader.read(url, displayName: display)
-            return table.records.map { r in
+            return Result(records: table.records.map { r in
                 var row: [String: String] = [:]
                 for (i, h) in table.header.enumerated() where i < r.fields.count { row[h] = r.fields[i] }
                 return RawRecord(line: r.line, source: .csv(row))
-            }
+            }, skipped: [])
         }
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw BuildError(file: display, "cannot read file (\(error.localizedDescription))") }
+        let data = try InputFiles.read(url, display: display)
         if ext == "json" {
             let json: JSON
             do { json = try JSONReader.parse(data) } catch let e as JSONSyntaxError {
@@ -83,14 +91,62 @@ enum ProductFileReader {
             }
             let items = json.arrayValue ?? json["products"]?.arrayValue
             guard let items else { throw BuildError(file: display, "expected a JSON array of products (or {\"products\": [...]})") }
-            // JSON arrays carry no line numbers per item; the record number stands in for the line.
-            return items.enumerated().map { RawRecord(line: $0.offset + 1, source: .json($0.element)) }
+            // The line each entry starts on, so a message's line is a real line (not the entry's number).
+            let lines = entryLines([UInt8](data), member: json.arrayValue == nil ? "products" : nil)
+            let located = lines.count == items.count ? lines : items.indices.map { $0 + 1 }
+            return Result(records: items.enumerated().map { RawRecord(line: located[$0.offset], source: .json($0.element)) }, skipped: [])
         }
-        return try readLines(data, display: display, threads: threads)
+        return try readLines(data, display: display, threads: threads, skipBadRecords: skipBadRecords)
     }
 
-    /// JSON Lines, parsed in parallel chunks; errors name the line.
-    static func readLines(_ data: Data, display: String, threads: Int) throws -> [RawRecord] {
+    /// The 1-based line on which each element of a JSON array starts: the root array (`member` nil), or the array
+    /// under that member of the root object. A minimal scan (strings, escapes, nesting) of a file already parsed.
+    static func entryLines(_ b: [UInt8], member: String?) -> [Int] {
+        let inMember = member != nil, wanted = Array((member ?? "").utf8)
+        var lines: [Int] = []
+        var line = 1, depth = 0, i = 0
+        var expectValue = false     // inside the target array, before an element
+        var targetDepth = -1        // depth of the products array once entered
+        var lastKeyAtRoot: [UInt8] = [], afterColon = false
+        while i < b.count {
+            let c = b[i]
+            switch c {
+            case 0x0A: line += 1
+            case 0x20, 0x09, 0x0D: break
+            case 0x22:  // a string: skip it (keys of the root object are remembered)
+                let start = i + 1
+                i += 1
+                while i < b.count, b[i] != 0x22 { if b[i] == 0x5C { i += 1 } else if b[i] == 0x0A { line += 1 }; i += 1 }
+                if depth == targetDepth, expectValue { lines.append(line); expectValue = false }
+                else if inMember, depth == 1, !afterColon { lastKeyAtRoot = Array(b[start..<min(i, b.count)]) }
+                afterColon = false
+            case 0x5B, 0x7B:  // [ {
+                if depth == targetDepth, expectValue { lines.append(line); expectValue = false }
+                depth += 1
+                if targetDepth < 0, c == 0x5B, (!inMember && depth == 1) || (inMember && depth == 2 && afterColon && lastKeyAtRoot == wanted) {
+                    targetDepth = depth; expectValue = true
+                }
+                afterColon = false
+            case 0x5D, 0x7D:  // ] }
+                if depth == targetDepth { targetDepth = -2 }   // the products array is done
+                depth -= 1; afterColon = false
+            case 0x2C:  // ,
+                if depth == targetDepth { expectValue = true }
+                afterColon = false
+            case 0x3A: afterColon = depth == 1
+            default:  // a number, true, false or null
+                if depth == targetDepth, expectValue { lines.append(line); expectValue = false }
+                while i + 1 < b.count, ![0x2C, 0x5B, 0x5D, 0x7B, 0x7D, 0x22, 0x3A, 0x20, 0x0A, 0x0D, 0x09].contains(b[i + 1]) { i += 1 }
+                afterColon = false
+            }
+            i += 1
+        }
+        return lines
+    }
+
+    /// JSON Lines, parsed in parallel chunks; errors name the line. With `skipBadRecords` a malformed record is
+    /// left out and returned as a skipped error (counted in the summary) instead of failing the build.
+    static func readLines(_ data: Data, display: String, threads: Int, skipBadRecords: Bool = false) throws -> Result {
         var bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         var starts: [Int] = [0]
@@ -124,7 +180,7 @@ enum ProductFileReader {
             }
         }
         let found = errors.compactMap { $0 }
-        if !found.isEmpty { throw BuildErrors(found) }
-        return results.compactMap { $0 }
+        if !found.isEmpty && !skipBadRecords { throw BuildErrors(found) }
+        return Result(records: results.compactMap { $0 }, skipped: found)
     }
 }

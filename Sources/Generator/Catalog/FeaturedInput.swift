@@ -7,7 +7,7 @@ import Schemas
 enum FeaturedInput {
     static func read(_ url: URL, display: String, categories: [String: CategoryNode], productIds: Set<String>) throws -> JSON {
         let json: JSON
-        do { json = try JSONReader.parse(try Data(contentsOf: url)) } catch let e as JSONSyntaxError {
+        do { json = try JSONReader.parse(try InputFiles.read(url, display: display)) } catch let e as JSONSyntaxError {
             throw BuildError(file: display, line: e.line, "invalid JSON at column \(e.column): \(e.message)")
         }
         var errors: [BuildError] = []
@@ -18,14 +18,14 @@ enum FeaturedInput {
             return a
         }
         func checkCategory(_ id: String?, _ field: String) {
-            if let id, categories[id] == nil { errors.append(BuildError(file: display, field: field, "names category \"\(id)\", which does not exist")) }
+            if let id, categories[id] == nil { errors.append(BuildError(file: display, field: field, "names category \(Excerpt.quote(id)), which does not exist")) }
         }
         var sections: [JSON] = []
         for (i, s) in try list(&root, "sections").enumerated() {
             var o = try StrictObject(s, file: display, path: "sections[\(i)]")
             let productRefs = try o.stringArray("productIds", default: [])
             for p in productRefs where !productIds.contains(p) {
-                errors.append(BuildError(file: display, field: "sections[\(i)].productIds", "names product \"\(p)\", which does not exist or has no price"))
+                errors.append(BuildError(file: display, field: "sections[\(i)].productIds", "names product \(Excerpt.quote(p)), which does not exist or has no price"))
             }
             let cat = try o.optionalString("categoryId")
             checkCategory(cat, "sections[\(i)].categoryId")
@@ -56,7 +56,7 @@ enum FeaturedInput {
             checkCategory(cat, "quickLinks[\(i)].categoryId")
             let color = try o.string("color", default: "#F96302")
             if color.range(of: "^#[0-9A-Fa-f]{6}$", options: .regularExpression) == nil {
-                errors.append(BuildError(file: display, field: "quickLinks[\(i)].color", "expected a color like #F96302, found \"\(color)\""))
+                errors.append(BuildError(file: display, field: "quickLinks[\(i)].color", "expected a color like #F96302, found \(Excerpt.quote(color))"))
             }
             links.append(.obj(["title": .string(try o.string("title")), "categoryId": .string(categories[cat]?.path ?? cat), "color": .string(color)]))
             try o.finish()

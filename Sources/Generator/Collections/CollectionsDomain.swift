@@ -8,30 +8,36 @@ public struct CollectionsDomain: Domain {
     public let name = "collections"
     public init() {}
 
-    /// `collections.folder` in site.json (default `collections`), relative to the input folder.
-    func folder(_ context: BuildContext) throws -> URL {
-        var s = try context.site.section("collections", file: "site.json")
-        let f = try s.string("folder", default: "collections")
+    /// `collections.folder` in site.json (default `collections`), resolved inside the input folder.
+    func folder(_ context: BuildContext) throws -> (url: URL, display: String) {
+        var s = try context.site.section("collections", file: context.siteFile)
+        let f = try s.optionalString("folder")
         try s.finish()
-        return context.inputDirectory.appendingPathComponent(f)
+        if let f { return try context.inputFile(f, file: context.siteFile, field: "collections.folder") }
+        return try context.inputFile("collections", file: context.displayPath(context.inputDirectory.appendingPathComponent("collections")), field: nil)
     }
 
-    func declarationFiles(_ context: BuildContext) throws -> [URL] {
-        let dir = try folder(context)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.sorted().map { dir.appendingPathComponent($0) }
+    /// The declarations (`*.json` directly in the folder), each resolved inside the input folder: a link pointing
+    /// out is an error naming it.
+    func declarationFiles(_ context: BuildContext) throws -> [(url: URL, display: String)] {
+        let (dir, display) = try folder(context)
+        return try InputFiles.list(dir, display: display).filter { $0.hasSuffix(".json") }.map { name in
+            let shown = display + "/" + name
+            let url = try InputFiles.resolve(name, root: try context.inputRoot(), from: dir, file: shown, field: nil)
+            return (url, shown)
+        }
     }
 
     public func isPresent(in context: BuildContext) -> Bool {
-        !((try? declarationFiles(context)) ?? []).isEmpty
+        do { return !(try declarationFiles(context)).isEmpty } catch { return true }   // build() reports it
     }
 
     public func build(_ context: BuildContext) throws -> DomainResult {
         var result = DomainResult()
         var errors: [BuildError] = []
-        for url in try declarationFiles(context) {
+        for (url, display) in try declarationFiles(context) {
             do {
-                let decl = try CollectionDeclaration.load(url, display: context.displayPath(url))
+                let decl = try CollectionDeclaration.load(url, display: display)
                 let model = try load(decl, context)
                 let out = try CollectionOutputs.render(model, context)
                 result.files += out.files
@@ -51,14 +57,14 @@ public struct CollectionsDomain: Domain {
         var paths = CollisionDetector()
         var seenIds: [String: (String, Int)] = [:]
         let idField = decl.field(decl.idField)!
-        for source in decl.sources {
-            let url = context.inputDirectory.appendingPathComponent(source)
-            let display = context.displayPath(url)
-            guard FileManager.default.fileExists(atPath: url.path) else {
-                throw BuildError(file: decl.file, field: "sources", "\(source) not found (paths are relative to the input folder)")
+        for (i, source) in decl.sources.enumerated() {
+            let (url, display) = try context.inputFile(source, file: decl.file, field: "sources[\(i)]")
+            guard InputFiles.kind(url) != .missing else {
+                throw BuildError(file: decl.file, field: "sources[\(i)]", "\(Excerpt.text(source)) not found (paths are relative to the input folder)")
             }
-            let records = try ProductFileReader.read(url, display: display, threads: context.threads)
-            for r in records {
+            let read = try ProductFileReader.read(url, display: display, threads: context.threads, skipBadRecords: context.skipBadRows)
+            skipped += read.skipped.count
+            for r in read.records {
                 var rowErrors: [BuildError] = []
                 var values = JSONObject()
                 if case .json(let j) = r.source, j.objectValue == nil {
@@ -86,15 +92,15 @@ public struct CollectionsDomain: Domain {
                     do {
                         let segment = try SafePath.segment(id)
                         if let (file, line) = seenIds[id] {
-                            rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "duplicate id \"\(id)\" (first at \(file):\(line))"))
+                            rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "duplicate id \(Excerpt.quote(id)) (first at \(file):\(line))"))
                         } else if let other = paths.claim(path: segment, id: id) {
-                            rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "id \"\(id)\" would share the file items/\(segment).json with id \"\(other)\" on a case-insensitive file system"))
+                            rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "id \(Excerpt.quote(id)) would share the file items/\(Excerpt.text(segment)).json with id \(Excerpt.quote(other)) on a case-insensitive file system"))
                         } else {
                             seenIds[id] = (display, r.line)
                             items.append(CollectionItem(id: id, segment: segment, values: values))
                         }
                     } catch let rej as SafePath.Rejection {
-                        rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "id \"\(id)\" cannot be a file name: it \(rej)"))
+                        rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "id \(Excerpt.quote(id)) cannot be a file name: it \(rej)"))
                     }
                 }
                 if !rowErrors.isEmpty {

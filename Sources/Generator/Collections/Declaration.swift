@@ -66,13 +66,13 @@ public struct CollectionDeclaration: Sendable {
     // MARK: Reading
 
     public static func load(_ url: URL, display: String) throws -> CollectionDeclaration {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw BuildError(file: display, "cannot read file (\(error.localizedDescription))") }
+        // `url` is resolved (see `InputFiles.resolve`); the collection is named after the file as listed.
+        let data = try InputFiles.read(url, display: display)
         let json: JSON
         do { json = try JSONReader.parse(data) } catch let e as JSONSyntaxError {
             throw BuildError(file: display, line: e.line, "invalid JSON at column \(e.column): \(e.message)")
         }
-        let name = url.deletingPathExtension().lastPathComponent
+        let name = ((display as NSString).lastPathComponent as NSString).deletingPathExtension
         // First against the declaration schema (errors name the exact location), then read strictly.
         if let first = schemaValidator.validate(json).first {
             throw BuildError(file: display, field: first.instanceLocation.isEmpty ? "(root)" : first.instanceLocation,
@@ -83,7 +83,7 @@ public struct CollectionDeclaration: Sendable {
 
     public static func parse(_ json: JSON, name: String, file: String) throws -> CollectionDeclaration {
         guard (try? SafePath.segment(name)) == name, name.first?.isLetter == true else {
-            throw BuildError(file: file, "collection name \"\(name)\" (the file name) must be a plain path segment starting with a letter")
+            throw BuildError(file: file, "collection name \(Excerpt.quote(name)) (the file name) must be a plain path segment starting with a letter")
         }
         var o = try StrictObject(json, file: file)
         _ = o.raw("$schema")  // editors may point at the published declaration schema
@@ -101,7 +101,7 @@ public struct CollectionDeclaration: Sendable {
             fields.append(try parseField(m.key, m.value, file: file))
         }
         guard let idDecl = fields.first(where: { $0.key == idField }) else {
-            throw BuildError(file: file, field: "id", "names \"\(idField)\", which is not a declared field")
+            throw BuildError(file: file, field: "id", "names \(Excerpt.quote(idField)), which is not a declared field")
         }
         guard [.string, .integer].contains(idDecl.type), idDecl.required, !idDecl.nullable else {
             throw BuildError(file: file, field: "fields.\(idField)", "the id field must be a required, non-null string or integer")
@@ -122,7 +122,7 @@ public struct CollectionDeclaration: Sendable {
             let keys = [listShape.items, listShape.total, listShape.page, listShape.perPage, listShape.totalPages]
             if Set(keys).count != keys.count { throw BuildError(file: file, field: "list", "the page keys must differ from each other") }
             for f in listShape.fields where !fields.contains(where: { $0.key == f }) {
-                throw BuildError(file: file, field: "list.fields", "names \"\(f)\", which is not a declared field")
+                throw BuildError(file: file, field: "list.fields", "names \(Excerpt.quote(f)), which is not a declared field")
             }
         }
 
@@ -133,7 +133,7 @@ public struct CollectionDeclaration: Sendable {
                 let f = try s.string("field")
                 let order = try s.string("order", default: "asc")
                 try s.finish()
-                guard let decl = fields.first(where: { $0.key == f }) else { throw BuildError(file: file, field: "sort[\(i)].field", "names \"\(f)\", which is not a declared field") }
+                guard let decl = fields.first(where: { $0.key == f }) else { throw BuildError(file: file, field: "sort[\(i)].field", "names \(Excerpt.quote(f)), which is not a declared field") }
                 guard decl.type != .stringArray else { throw BuildError(file: file, field: "sort[\(i)].field", "cannot sort by an array field") }
                 guard order == "asc" || order == "desc" else { throw BuildError(file: file, field: "sort[\(i)].order", "must be asc or desc") }
                 sort.append(SortKey(field: f, descending: order == "desc"))
@@ -154,9 +154,9 @@ public struct CollectionDeclaration: Sendable {
         }
         let facets = try o.stringArray("facets", default: [])
         for f in facets {
-            guard let d = fields.first(where: { $0.key == f }) else { throw BuildError(file: file, field: "facets", "names \"\(f)\", which is not a declared field") }
+            guard let d = fields.first(where: { $0.key == f }) else { throw BuildError(file: file, field: "facets", "names \(Excerpt.quote(f)), which is not a declared field") }
             guard [.enumeration, .boolean, .string, .stringArray].contains(d.type) else {
-                throw BuildError(file: file, field: "facets", "\"\(f)\" is \(d.type.rawValue); facets count values of enum, boolean, string or array fields")
+                throw BuildError(file: file, field: "facets", "\(Excerpt.quote(f)) is \(d.type.rawValue); facets count values of enum, boolean, string or array fields")
             }
         }
         try o.finish()
@@ -168,7 +168,7 @@ public struct CollectionDeclaration: Sendable {
         var f = try StrictObject(json, file: file, path: "fields.\(key)")
         let typeName = try f.string("type")
         guard let type = FieldType(rawValue: typeName) else {
-            throw BuildError(file: file, field: "fields.\(key).type", "unknown type \"\(typeName)\" (one of \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw BuildError(file: file, field: "fields.\(key).type", "unknown type \(Excerpt.quote(typeName)) (one of \(FieldType.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         let from = try f.string("from", default: key)
         let required = try f.bool("required", default: true)
@@ -180,7 +180,7 @@ public struct CollectionDeclaration: Sendable {
         }
         var zone = TimeZone(identifier: "UTC")!
         if type == .dateTime, let z = try f.optionalString("timeZone") {
-            guard let tz = TimeZone(identifier: z) else { throw BuildError(file: file, field: "fields.\(key).timeZone", "unknown time zone \"\(z)\" (an IANA name such as America/New_York)") }
+            guard let tz = TimeZone(identifier: z) else { throw BuildError(file: file, field: "fields.\(key).timeZone", "unknown time zone \(Excerpt.quote(z)) (an IANA name such as America/New_York)") }
             zone = tz
         }
         let separator = type == .stringArray ? try f.string("separator", default: "|") : "|"

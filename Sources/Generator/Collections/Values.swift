@@ -14,7 +14,7 @@ enum CollectionValues {
             return .string(s)
         case .enumeration:
             guard case .string(let s) = raw else { throw Mismatch(message: "expected one of \(f.values.joined(separator: ", ")), found \(raw.typeName)") }
-            guard f.values.contains(s) else { throw Mismatch(message: "expected one of \(f.values.joined(separator: ", ")), found \"\(s)\"") }
+            guard f.values.contains(s) else { throw Mismatch(message: "expected one of \(f.values.joined(separator: ", ")), found \(Excerpt.quote(s))") }
             return .string(s)
         case .url:
             guard case .string(let s) = raw, isAbsoluteURL(s) else { throw Mismatch(message: "expected an absolute http(s) URL, found \(describe(raw))") }
@@ -88,8 +88,8 @@ enum CollectionValues {
 
     static func describe(_ v: JSON) -> String {
         switch v {
-        case .string(let s): return "\"\(s.count > 60 ? String(s.prefix(60)) + "…" : s)\""
-        case .number(let n): return n.description
+        case .string(let s): return Excerpt.quote(s)
+        case .number(let n): return Excerpt.text(n.description)
         default: return v.typeName
         }
     }

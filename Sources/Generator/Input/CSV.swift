@@ -30,12 +30,9 @@ public struct CSVTable: Sendable {
 /// UTF-8 with or without BOM (Windows-1252 when the bytes are not valid UTF-8), and comma,
 /// semicolon or tab delimiters (detected from the header line unless given).
 public enum CSVReader {
+    /// `url` is a resolved input file (see `InputFiles.resolve`); it is read through `InputFiles.read`.
     public static func read(_ url: URL, displayName: String, delimiter: Character? = nil) throws -> CSVTable {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw BuildError(file: displayName, "cannot read file (\(error.localizedDescription))")
-        }
-        return try parse(decode(data), file: displayName, delimiter: delimiter)
+        try parse(decode(InputFiles.read(url, display: displayName)), file: displayName, delimiter: delimiter)
     }
 
     /// Text of a file: UTF-8 (BOM stripped) or, failing that, Windows-1252.

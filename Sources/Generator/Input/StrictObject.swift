@@ -54,7 +54,7 @@ public struct StrictObject {
         used.insert(key)
         switch object[key] {
         case .number(let n)?:
-            guard let i = n.int else { throw fail(key, "expected a whole number, found \(n)") }
+            guard let i = n.int else { throw fail(key, "expected a whole number, found \(Excerpt.text(n.description))") }
             if let min, i < min { throw fail(key, "must be at least \(min), found \(i)") }
             if let max, i > max { throw fail(key, "must be at most \(max), found \(i)") }
             return i
@@ -95,7 +95,7 @@ public struct StrictObject {
     /// Throws for the first key that no getter asked for.
     public func finish() throws {
         for k in object.keys where !used.contains(k) {
-            throw fail(k, "unknown key (check the spelling; allowed here: \(used.sorted().joined(separator: ", ")))")
+            throw fail(Excerpt.text(k), "unknown key (check the spelling; allowed here: \(used.sorted().joined(separator: ", ")))")
         }
     }
 }

@@ -7,13 +7,21 @@ public struct NBADomain: Domain {
     public let name = "nba"
     public init() {}
 
-    func folder(_ context: BuildContext) throws -> URL {
-        context.inputDirectory.appendingPathComponent(try NBASettings.read(context.site, file: "site.json").folder)
+    /// `nba.folder`, resolved inside the input folder.
+    func folder(_ context: BuildContext, _ s: NBASettings) throws -> (url: URL, display: String) {
+        let shown = context.displayPath(context.inputDirectory.appendingPathComponent(s.folder))
+        let f = try context.inputFile(s.folder, file: s.folderNamed ? context.siteFile : shown, field: s.folderNamed ? "nba.folder" : nil)
+        if s.folderNamed, ![.missing, .folder].contains(InputFiles.kind(f.url)) {
+            throw BuildError(file: context.siteFile, field: "nba.folder", "\(Excerpt.text(s.folder)) is not a folder")
+        }
+        return f
     }
 
     public func isPresent(in context: BuildContext) -> Bool {
-        guard let dir = try? folder(context) else { return true }
-        return FileManager.default.fileExists(atPath: dir.appendingPathComponent("games.csv").path)
+        // Anything wrong with the folder (a link pointing out) is for build() to report.
+        guard let s = try? NBASettings.read(context.site, file: "site.json"), let dir = try? folder(context, s) else { return true }
+        var st = stat()
+        return lstat(dir.url.appendingPathComponent("games.csv").path, &st) == 0
     }
 
     struct GameAnalysis {
@@ -46,14 +54,14 @@ public struct NBADomain: Domain {
     }
 
     func load(_ context: BuildContext) throws -> Model {
-        let siteFile = context.displayPath(context.inputDirectory.appendingPathComponent("site.json"))
+        let siteFile = context.siteFile
         let s = try NBASettings.read(context.site, file: siteFile)
-        let dir = context.inputDirectory.appendingPathComponent(s.folder)
-        let data = try NBAData.load(dir, display: context.displayPath)
+        let (dir, shown) = try folder(context, s)
+        let data = try NBAData.load(dir, root: try context.inputRoot(), display: { shown + "/" + $0.lastPathComponent })
         var seasons: [String] = []
         for g in data.games where !seasons.contains(g.season) { seasons.append(g.season) }
         if let wanted = s.seasons {
-            for w in wanted where !seasons.contains(w) { throw BuildError(file: siteFile, field: "nba.seasons", "season \(w) is not in games.csv") }
+            for w in wanted where !seasons.contains(w) { throw BuildError(file: siteFile, field: "nba.seasons", "season \(Excerpt.quote(w)) is not in games.csv") }
             seasons = seasons.filter { wanted.contains($0) }
         }
         let games = data.games.filter { seasons.contains($0.season) }

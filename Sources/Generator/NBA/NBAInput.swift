@@ -4,6 +4,8 @@ import Schemas
 /// `nba` in site.json; every key is optional.
 struct NBASettings {
     var folder = "nba"
+    /// Whether site.json names the folder (messages then name the field).
+    var folderNamed = false
     /// Seasons to compile (default: every season in games.csv).
     var seasons: [String]?
     /// Snapshot dates (default: every date with at least one game that has a closing line).
@@ -25,6 +27,7 @@ struct NBASettings {
     static func read(_ site: SiteConfig, file: String) throws -> NBASettings {
         var s = NBASettings()
         var o = try site.section("nba", file: file)
+        s.folderNamed = o.has("folder")
         s.folder = try o.string("folder", default: "nba")
         if o.has("seasons") { s.seasons = try o.stringArray("seasons") }
         if o.has("dates") { s.dates = try o.stringArray("dates") }
@@ -77,12 +80,16 @@ struct NBAData {
     var lines: [String: NBALine] = [:]
     var players: [NBAPlayerLine] = []
 
-    static func load(_ dir: URL, display: (URL) -> String) throws -> NBAData {
+    /// `dir` is the resolved folder; each file in it is resolved inside `root` (the input folder; default `dir`),
+    /// so a link pointing out is an error naming it.
+    static func load(_ dir: URL, root: URL? = nil, display: (URL) -> String) throws -> NBAData {
         var d = NBAData()
+        let realDir = root == nil ? try InputFiles.root(dir) : dir
         func table(_ name: String) throws -> (CSVTable, String)? {
-            let url = dir.appendingPathComponent(name)
-            guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-            return (try CSVReader.read(url, displayName: display(url)), display(url))
+            let shown = display(dir.appendingPathComponent(name))
+            let url = try InputFiles.resolve(name, root: root ?? realDir, from: realDir, file: shown, field: nil)
+            guard InputFiles.kind(url) != .missing else { return nil }
+            return (try CSVReader.read(url, displayName: shown), shown)
         }
         func need(_ t: CSVTable, _ file: String, _ cols: [String]) throws -> [String: Int] {
             var m: [String: Int] = [:]
@@ -90,11 +97,16 @@ struct NBAData {
                 guard let i = t.column([c]) else { throw BuildError(file: file, line: 1, field: c, "missing column") }
                 m[c] = i
             }
+            // A short row would otherwise be read past its end.
+            let width = (m.values.max() ?? 0) + 1
+            if let r = t.records.first(where: { $0.fields.count < width }) {
+                throw BuildError(file: file, line: r.line, "has \(r.fields.count) fields; the columns used need \(width)")
+            }
             return m
         }
         func num<T>(_ r: CSVRecord, _ i: Int, _ file: String, _ field: String, _ f: (String) -> T?) throws -> T {
             let s = i < r.fields.count ? r.fields[i].trimmingCharacters(in: .whitespaces) : ""
-            guard let v = f(s) else { throw BuildError(file: file, line: r.line, field: field, "expected a number, found \"\(s)\"") }
+            guard let v = f(s) else { throw BuildError(file: file, line: r.line, field: field, "expected a number, found \(Excerpt.quote(s))") }
             return v
         }
         guard let (teams, tf) = try table("teams.csv") else { throw BuildError(file: display(dir.appendingPathComponent("teams.csv")), "file not found") }
@@ -108,13 +120,13 @@ struct NBAData {
         var seen = Set<String>()
         for r in games.records {
             let id = r.fields[gc["game_id"]!]
-            guard seen.insert(id).inserted else { throw BuildError(file: gf, line: r.line, field: "game_id", "duplicate game id \(id)") }
+            guard seen.insert(id).inserted else { throw BuildError(file: gf, line: r.line, field: "game_id", "duplicate game id \(Excerpt.quote(id))") }
             let home: Int = try num(r, gc["home_team_id"]!, gf, "home_team_id", { Int($0) })
             let away: Int = try num(r, gc["away_team_id"]!, gf, "away_team_id", { Int($0) })
             for t in [home, away] where d.teams[t] == nil { throw BuildError(file: gf, line: r.line, field: "home_team_id", "team \(t) is not in teams.csv") }
             let date = r.fields[gc["game_date"]!]
             guard date.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil else {
-                throw BuildError(file: gf, line: r.line, field: "game_date", "expected YYYY-MM-DD, found \"\(date)\"")
+                throw BuildError(file: gf, line: r.line, field: "game_date", "expected YYYY-MM-DD, found \(Excerpt.quote(date))")
             }
             d.games.append(NBAGame(id: id, season: r.fields[gc["season"]!], date: date, home: home, away: away,
                                    homeScore: try num(r, gc["home_score"]!, gf, "home_score", { Int($0) }),

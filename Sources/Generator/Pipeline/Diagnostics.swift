@@ -16,7 +16,8 @@ public struct BuildError: Error, CustomStringConvertible, Sendable, Equatable {
         if let line { s += ":\(line)" }
         s += ": "
         if let field { s += "field '\(field)': " }
-        return s + message
+        // Messages quote input (ids, values, file names): never let a control character reach the terminal raw.
+        return Excerpt.escapingControls(s + message)
     }
 }
 

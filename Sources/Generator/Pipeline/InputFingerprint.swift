@@ -11,17 +11,44 @@ enum InputFingerprint {
         // The running executable: a rebuilt compiler may render differently.
         if let exe = try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/exe")) { h.update(data: exe) }
         else { h.update(data: Array(CommandLine.arguments[0].utf8)) }
-        let root = input.standardizedFileURL.resolvingSymlinksInPath()
-        var paths: [String] = []
-        if let e = FileManager.default.enumerator(atPath: root.path) {
-            while let p = e.nextObject() as? String { paths.append(p) }
+        let root = try InputFiles.root(input)
+        // The walk never follows a link and never opens anything but a regular file: a link is hashed as its
+        // target's text (a file it reaches inside the input is hashed where it lies; one outside is never read,
+        // and the build refuses it if it is used), and a FIFO or device as its kind, so hashing cannot read
+        // outside the input folder or hang.
+        var entries: [(path: String, kind: UInt8)] = []
+        var folders = [""]   // a work list, not recursion: a deep tree cannot overflow the thread's stack
+        while let prefix = folders.popLast() {
+            let dir = prefix.isEmpty ? root.path : root.path + "/" + prefix
+            guard let d = opendir(dir) else { continue }
+            defer { closedir(d) }
+            while let e = readdir(d) {
+                let name = withUnsafePointer(to: e.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+                }
+                if name == "." || name == ".." { continue }
+                let rel = prefix.isEmpty ? name : prefix + "/" + name
+                var st = stat()
+                guard lstat(dir + "/" + name, &st) == 0 else { continue }
+                switch st.st_mode & S_IFMT {
+                case S_IFDIR: folders.append(rel)
+                case S_IFREG: entries.append((rel, 0))
+                case S_IFLNK: entries.append((rel, 1))
+                default: entries.append((rel, 2))
+                }
+            }
         }
-        for p in paths.sorted() {
-            let url = root.appendingPathComponent(p)
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), !isDir.boolValue else { continue }
+        for (p, kind) in entries.sorted(by: { $0.path < $1.path }) {
+            let path = root.path + "/" + p
             h.update(data: Array("\u{0}\(p)\u{0}".utf8))
-            h.update(data: try Data(contentsOf: url, options: .mappedIfSafe))
+            switch kind {
+            case 0: h.update(data: try InputFiles.read(URL(fileURLWithPath: path), display: input.lastPathComponent + "/" + p, text: false))
+            case 1:
+                var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let n = readlink(path, &buf, buf.count - 1)
+                h.update(data: Array("link\u{0}".utf8) + buf[..<max(0, n)].map { UInt8(bitPattern: $0) })
+            default: h.update(data: Array("special".utf8))
+            }
         }
         return h.finalize().map { String(format: "%02x", $0) }.joined()
     }

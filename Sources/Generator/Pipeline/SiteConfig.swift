@@ -28,10 +28,10 @@ public struct SiteConfig: Sendable {
     public static let domainSections = ["catalog", "auctions", "nba", "release", "collections"]
 
     public static func load(_ url: URL, displayName: String) throws -> SiteConfig {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw BuildError(file: displayName, "cannot read the site configuration (\(error.localizedDescription))")
-        }
+        // site.json itself may be a link: it must resolve inside the input folder like every other input.
+        let root = try InputFiles.root(url.deletingLastPathComponent())
+        let real = try InputFiles.resolve(url.lastPathComponent, root: root, file: displayName, field: nil)
+        let data = try InputFiles.read(real, display: displayName)
         let json: JSON
         do { json = try JSONReader.parse(data) } catch let e as JSONSyntaxError {
             throw BuildError(file: displayName, line: e.line, "invalid JSON at column \(e.column): \(e.message)")
@@ -45,7 +45,7 @@ public struct SiteConfig: Sendable {
         var baseURL = try o.string("baseURL")
         guard let comps = URLComponents(string: baseURL.replacingOccurrences(of: " ", with: "%20")),
               let scheme = comps.scheme, ["http", "https"].contains(scheme), comps.host != nil else {
-            throw BuildError(file: file, field: "baseURL", "must be an absolute http(s) URL, found \"\(baseURL)\"")
+            throw BuildError(file: file, field: "baseURL", "must be an absolute http(s) URL, found \(Excerpt.quote(baseURL))")
         }
         // A raw space breaks URL(string:) in apps; encode it rather than publish it.
         baseURL = baseURL.replacingOccurrences(of: " ", with: "%20")
@@ -54,11 +54,11 @@ public struct SiteConfig: Sendable {
         let minimumAppVersion = try o.string("minimumAppVersion", default: appVersion)
         for (k, v) in [("appVersion", appVersion), ("minimumAppVersion", minimumAppVersion)]
         where v.range(of: #"^\d+(\.\d+){0,2}$"#, options: .regularExpression) == nil {
-            throw BuildError(file: file, field: k, "must look like 1.2.3, found \"\(v)\"")
+            throw BuildError(file: file, field: k, "must look like 1.2.3, found \(Excerpt.quote(v))")
         }
         let urlScheme = try o.string("urlScheme", default: "app")
         if urlScheme.range(of: "^[a-z][a-z0-9+.-]*$", options: .regularExpression) == nil {
-            throw BuildError(file: file, field: "urlScheme", "must be a URL scheme such as \"orangecatalog\", found \"\(urlScheme)\"")
+            throw BuildError(file: file, field: "urlScheme", "must be a URL scheme such as \"orangecatalog\", found \(Excerpt.quote(urlScheme))")
         }
         let webBaseURL = try o.string("webBaseURL", default: baseURL)
 

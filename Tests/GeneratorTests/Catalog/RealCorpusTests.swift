@@ -13,7 +13,8 @@ final class RealCorpusTests: XCTestCase {
         let cat = dir.appendingPathComponent("catalog")
         try! FileManager.default.createDirectory(at: cat, withIntermediateDirectories: true)
         for f in ["products.jsonl", "categories.json"] {
-            try! FileManager.default.createSymbolicLink(at: cat.appendingPathComponent(f), withDestinationURL: TestSupport.sharedData.appendingPathComponent("catalog/\(f)"))
+            // Copied, not linked: a link pointing out of the input folder is refused.
+            try! FileManager.default.copyItem(at: TestSupport.sharedData.appendingPathComponent("catalog/\(f)"), to: cat.appendingPathComponent(f))
         }
         return dir
     }

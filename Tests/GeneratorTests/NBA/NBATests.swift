@@ -107,7 +107,11 @@ final class NBATests: XCTestCase {
     func testFourSeasonsNoLineAndDeterminism() throws {
         func input() throws -> URL {
             let dir = TestSupport.makeInput(site: { $0["nba"] = ["folder": "nba", "simulations": 1000] }, files: [:], copyDefaultCatalog: true)
-            try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("nba"), withDestinationURL: TestSupport.sharedData.appendingPathComponent("nba"))
+            // Copied, not linked: a link pointing out of the input folder is refused.
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("nba"), withIntermediateDirectories: true)
+            for f in ["teams.csv", "games.csv", "lines.csv"] {
+                try FileManager.default.copyItem(at: TestSupport.sharedData.appendingPathComponent("nba/\(f)"), to: dir.appendingPathComponent("nba/\(f)"))
+            }
             return dir
         }
         let a = TestSupport.tempDir("nba-a").appendingPathComponent("dist"), b = TestSupport.tempDir("nba-b").appendingPathComponent("dist")

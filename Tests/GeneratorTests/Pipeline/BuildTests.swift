@@ -115,7 +115,7 @@ final class BadInputTests: XCTestCase {
         let cycle = #"{"categories": [{"id": "tools", "name": "Tools"}, {"id": "garden", "name": "Garden", "parent": "yard"}, "#
             + #"{"id": "yard", "name": "Yard", "parent": "garden"}]}"#
         try assertFails(TestSupport.makeInput(files: ["catalog/products.jsonl": TestSupport.productLine("1"), "catalog/categories.json": cycle]),
-                        mentions: ["catalog/categories.json:2:", "field 'parent'", "category \"garden\" is its own ancestor (garden → yard → garden)"])
+                        mentions: ["catalog/categories.json:1:", "field 'parent'", "category \"garden\" is its own ancestor (garden → yard → garden)"])
     }
 
     func testUnknownSiteKey() throws {
