@@ -9,14 +9,21 @@ struct BuildCommand: ParsableCommand {
         abstract: "Build the tree from an input folder.",
         discussion: """
         The new tree is written beside the output folder and swapped in only when complete; \
-        unchanged files are not rewritten. Timestamps come from SOURCE_DATE_EPOCH when set. \
-        Exit codes: 0 built (or nothing changed), 1 input errors, 2 usage errors.
+        unchanged files are not rewritten. Timestamps come from SOURCE_DATE_EPOCH when set.
+
+        The output folder is replaced as a whole, so it must be a new path, an empty folder or a tree built \
+        by generator: the input folder (or a folder containing it or inside it), the current folder or one \
+        containing it, the home folder, /, a file and a folder holding other files are refused before anything \
+        is touched. Symlinks are resolved first.
+
+        Exit codes: 0 built (or nothing changed), 1 input errors (nothing was changed), 2 usage errors, including \
+        a refused --out or --previous (nothing was touched).
         """)
 
     @Option(name: .long, help: "Input folder (site.json, catalog/, auctions/, nba/).")
     var input: String = "input"
 
-    @Option(name: .long, help: "Output folder; it is replaced only by a complete new tree.")
+    @Option(name: .long, help: "Output folder: a new path, an empty folder or a tree built earlier; it is replaced only by a complete new tree.")
     var out: String = "dist"
 
     @Option(name: .long, help: "Previous release to compare with (default: the output folder's own).")
@@ -33,6 +40,13 @@ struct BuildCommand: ParsableCommand {
 
     func run() throws {
         let isTTY = isatty(STDERR_FILENO) == 1
+        // Refused before anything else, with the paths as the user typed them (Build.run checks again, resolved).
+        do {
+            _ = try OutputGuard.check(output: out, input: input, previous: previous)
+        } catch let e as OutputGuard.Refusal {
+            FileHandle.standardError.write(Data("error: \(e)\n".utf8))
+            throw ExitCode(2)
+        }
         let options = BuildOptions(input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: out),
                                    previous: previous.map { URL(fileURLWithPath: $0) },
                                    threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows)
@@ -42,6 +56,9 @@ struct BuildCommand: ParsableCommand {
             summary = try Build.run(options, progress: { msg in
                 if isTTY && !json { FileHandle.standardError.write(Data("  … \(msg)\n".utf8)) }
             })
+        } catch let e as OutputGuard.Refusal {
+            FileHandle.standardError.write(Data("error: \(e)\n".utf8))
+            throw ExitCode(2)
         } catch let e as BuildErrors {
             FileHandle.standardError.write(Data("\(e)\nbuild failed: \(e.errors.count) error(s); \(out) was left unchanged\n".utf8))
             throw ExitCode(1)

@@ -46,8 +46,14 @@ public enum Build {
     /// Every domain the compiler knows, in build order.
     public static let domains: [Domain] = [CatalogDomain(), CollectionsDomain(), AuctionsDomain(), NBADomain()]
 
+    /// Refuses an unsafe output or previous release (`OutputGuard.Refusal`) before anything is touched.
     public static func run(_ options: BuildOptions, domains: [Domain] = Build.domains,
                            progress: (String) -> Void = { _ in }) throws -> BuildSummary {
+        // First of all: a build replaces its output folder, so it must be one that may be replaced.
+        let checked = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
+        var options = options
+        options.output = checked.output
+        options.previous = checked.previous
         var summary = BuildSummary()
         var clock = Date()
         let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
