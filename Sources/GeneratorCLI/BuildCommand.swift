@@ -47,6 +47,9 @@ struct BuildCommand: ParsableCommand {
             FileHandle.standardError.write(Data("error: \(e)\n".utf8))
             throw ExitCode(2)
         }
+        // What a failure leaves: the previous tree as it was, or no tree at all.
+        let hadTree = FileManager.default.fileExists(atPath: out)
+        let unchanged = hadTree ? "\(out) was left unchanged" : "nothing was written to \(out)"
         let options = BuildOptions(input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: out),
                                    previous: previous.map { URL(fileURLWithPath: $0) },
                                    threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows)
@@ -60,10 +63,10 @@ struct BuildCommand: ParsableCommand {
             FileHandle.standardError.write(Data("error: \(e)\n".utf8))
             throw ExitCode(2)
         } catch let e as BuildErrors {
-            FileHandle.standardError.write(Data("\(e)\nbuild failed: \(e.errors.count) error(s); \(out) was left unchanged\n".utf8))
+            FileHandle.standardError.write(Data("\(e)\nbuild failed: \(e.errors.count) error(s); \(unchanged)\n".utf8))
             throw ExitCode(1)
         } catch let e as BuildError {
-            FileHandle.standardError.write(Data("error: \(e)\nbuild failed; \(out) was left unchanged\n".utf8))
+            FileHandle.standardError.write(Data("error: \(e)\nbuild failed; \(unchanged)\n".utf8))
             throw ExitCode(1)
         }
         let seconds = Date().timeIntervalSince(started)

@@ -191,3 +191,23 @@ final class OutputGuardTests: XCTestCase {
         XCTAssertEqual(ok.output.path, work.resolvingSymlinksInPath().appendingPathComponent("dist").path)
     }
 }
+
+/// What a failed build says it left: the previous tree unchanged, or nothing at all when there was none.
+final class BuildFailureMessageTests: XCTestCase {
+    func testFailedFirstBuildSaysNothingWasWritten() throws {
+        let bad = TestSupport.makeInput(files: ["catalog/products.jsonl": #"{"id":"1","name": oops}"#,
+                                                "catalog/categories.json": TestSupport.categoriesJSON])
+        let out = TestSupport.tempDir("msg").appendingPathComponent("dist")
+        let first = try TestSupport.runCLI(["build", "--input", bad.path, "--out", out.path])
+        XCTAssertEqual(first.status, 1, first.output)
+        XCTAssertTrue(first.output.contains("nothing was written to \(out.path)"), first.output)
+        XCTAssertFalse(first.output.contains("left unchanged"), first.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+        // With a tree in place, the tree is what stays.
+        let good = try TestSupport.runCLI(["build", "--input", OutputGuardTests.smallInput().path, "--out", out.path])
+        XCTAssertEqual(good.status, 0, good.output)
+        let again = try TestSupport.runCLI(["build", "--input", bad.path, "--out", out.path])
+        XCTAssertEqual(again.status, 1, again.output)
+        XCTAssertTrue(again.output.contains("\(out.path) was left unchanged"), again.output)
+    }
+}
