@@ -140,7 +140,7 @@ final class OutputGuardTests: XCTestCase {
         // A previous release given explicitly is read.
         let withPrevious = try TestSupport.runCLI(["build", "--input", "data/input", "--out", "third", "--previous", "empty"], cwd: work, env: env)
         XCTAssertEqual(withPrevious.status, 0, withPrevious.output)
-        // Nothing left beside the outputs: no staging folder.
+        // Nothing left beside the outputs: no lock file, no staging folder.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.hasPrefix(".") }, [])
     }
 
