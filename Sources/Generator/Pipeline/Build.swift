@@ -96,9 +96,11 @@ public enum Build {
         let input = options.input, skipBadRows = options.skipBadRows
         let fingerprint = Background { try InputFingerprint.digest(input: input, skipBadRows: skipBadRows) }
         defer { _ = try? fingerprint.wait() }   // never leave it running past a failure
-        // One writer at a time, from reading the previous release to the swap.
+        // One writer at a time, from reading the previous release to the swap; a killed build's leftovers go first,
+        // whether or not this build writes anything.
         let lock = try BuildLock(output: options.output, wait: options.lockWait, waiting: waiting)
         defer { lock.release() }
+        StagedTree.removeAbandoned(beside: options.output, holding: lock)
         let standardDomains = domains.map(\.name) == Build.domains.map(\.name)
         if options.previous == nil, standardDomains, let previous = PreviousRelease.load(from: options.output),
            previous.inputDigest == (try fingerprint.wait()) {
