@@ -100,6 +100,8 @@ public enum Build {
         // whether or not this build writes anything.
         let lock = try BuildLock(output: options.output, wait: options.lockWait, waiting: waiting)
         defer { lock.release() }
+        // Again, now that no build can change it: the output may have changed while this build waited.
+        _ = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
         StagedTree.removeAbandoned(beside: options.output, holding: lock)
         let standardDomains = domains.map(\.name) == Build.domains.map(\.name)
         if options.previous == nil, standardDomains, let previous = PreviousRelease.load(from: options.output),

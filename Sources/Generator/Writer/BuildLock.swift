@@ -49,9 +49,12 @@ public final class BuildLock: @unchecked Sendable {
         var told = false
         while true {
             // O_NOFOLLOW: a link planted at the lock's name must not make the build write its pid somewhere else.
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            // Read-only is enough to lock (another user's lock file left by a killed build): the pid is then not written.
+            var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            let openError = errno
+            if fd < 0 && openError == EACCES { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
             guard fd >= 0 else {
-                throw BuildError(file: path, "cannot open the build lock (\(String(cString: strerror(errno))))")
+                throw BuildError(file: path, "cannot open the build lock (\(String(cString: strerror(openError))))")
             }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 var held = stat(), named = stat()

@@ -102,29 +102,44 @@ public enum OutputGuard {
             guard !previous.isEmpty else { throw refuse(.previous, previous, .empty) }
             let r = resolve(previous, cwd: cwd)
             guard let p = r.path else { throw refuse(.previous, previous, r.problem ?? .unresolvable) }
-            if p == inputPath { throw refuse(.previous, previous, .inputFolder, p) }
-            if isAncestor(p, of: inputPath) { throw refuse(.previous, previous, .containsInput, p) }
-            if isAncestor(inputPath, of: p) { throw refuse(.previous, previous, .insideInput, p) }
+            switch relation(p, inputPath) {
+            case .same: throw refuse(.previous, previous, .inputFolder, p)
+            case .contains: throw refuse(.previous, previous, .containsInput, p)
+            case .inside: throw refuse(.previous, previous, .insideInput, p)
+            case nil: break
+            }
             guard isBuiltTree(p) else { throw refuse(.previous, previous, .notATree, p) }
             previousPath = p
         }
 
         let r = resolve(output, cwd: cwd)
         guard let out = r.path else { throw refuse(.output, output, r.problem ?? .unresolvable) }
-        if out == "/" { throw refuse(.output, output, .root, out) }
+        if relation(out, "/") == .same { throw refuse(.output, output, .root, out) }
         if let home, !home.isEmpty, let h = resolve(home, cwd: cwd).path {
-            if out == h { throw refuse(.output, output, .home, out) }
-            if isAncestor(out, of: h) { throw refuse(.output, output, .containsHome, out) }
+            switch relation(out, h) {
+            case .same: throw refuse(.output, output, .home, out)
+            case .contains: throw refuse(.output, output, .containsHome, out)
+            default: break
+            }
         }
-        if out == here { throw refuse(.output, output, .currentFolder, out) }
-        if isAncestor(out, of: here) { throw refuse(.output, output, .containsCurrentFolder, out) }
-        if out == inputPath { throw refuse(.output, output, .inputFolder, out) }
-        if isAncestor(out, of: inputPath) { throw refuse(.output, output, .containsInput, out) }
-        if isAncestor(inputPath, of: out) { throw refuse(.output, output, .insideInput, out) }
+        switch relation(out, here) {
+        case .same: throw refuse(.output, output, .currentFolder, out)
+        case .contains: throw refuse(.output, output, .containsCurrentFolder, out)
+        default: break
+        }
+        switch relation(out, inputPath) {
+        case .same: throw refuse(.output, output, .inputFolder, out)
+        case .contains: throw refuse(.output, output, .containsInput, out)
+        case .inside: throw refuse(.output, output, .insideInput, out)
+        case nil: break
+        }
         if let p = previousPath {
             // The swap would delete a previous release inside the output, or write into the previous release.
-            if isAncestor(out, of: p) { throw refuse(.output, output, .containsPrevious, out) }
-            if isAncestor(p, of: out) { throw refuse(.output, output, .insidePrevious, out) }
+            switch relation(out, p) {
+            case .contains: throw refuse(.output, output, .containsPrevious, out)
+            case .inside: throw refuse(.output, output, .insidePrevious, out)
+            default: break
+            }
         }
         var st = stat()
         if lstat(out, &st) == 0 {
@@ -178,6 +193,33 @@ public enum OutputGuard {
     /// True when `a` is a strict ancestor of `b` (both absolute, resolved).
     static func isAncestor(_ a: String, of b: String) -> Bool {
         a != b && (a == "/" || b.hasPrefix(a + "/"))
+    }
+
+    enum Relation { case same, contains, inside }
+
+    /// How folder `a` stands to folder `b` (both resolved; either may not exist yet): the same folder, an ancestor of
+    /// it (`contains`), or inside it. By path, then by identity (device and inode), so that a second path to the same
+    /// folder (a bind mount) is caught too.
+    static func relation(_ a: String, _ b: String) -> Relation? {
+        if a == b { return .same }
+        if isAncestor(a, of: b) { return .contains }
+        if isAncestor(b, of: a) { return .inside }
+        func identity(_ path: String) -> [Int]? {
+            var st = stat()
+            return stat(path, &st) == 0 ? [Int(st.st_dev), Int(st.st_ino)] : nil
+        }
+        func lineage(_ path: String) -> [String] {   // the path, then each parent up to /
+            var out = [path], p = path
+            while p != "/" { p = (p as NSString).deletingLastPathComponent; if p.isEmpty { p = "/" }; out.append(p) }
+            return out
+        }
+        if let idA = identity(a) {
+            let chain = lineage(b).map(identity)
+            if chain.first == idA { return .same }
+            if chain.dropFirst().contains(where: { $0 == idA }) { return .contains }
+        }
+        if let idB = identity(b), lineage(a).dropFirst().map(identity).contains(where: { $0 == idB }) { return .inside }
+        return nil
     }
 
     static func isEmptyFolder(_ path: String) -> Bool {

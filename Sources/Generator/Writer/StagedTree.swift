@@ -71,7 +71,7 @@ public final class StagedTree: @unchecked Sendable {
                     ? "exists and was not made by a build; remove or rename it"
                     : "cannot create the staging folder (\(String(cString: strerror(err))))")
             }
-            try fm.removeItem(at: folder)
+            try Self.removeMarked(folder)
             guard mkdir(folder.path, 0o755) == 0 else {
                 throw BuildError(file: folder.path, "cannot create the staging folder (\(String(cString: strerror(errno))))")
             }
@@ -81,13 +81,13 @@ public final class StagedTree: @unchecked Sendable {
         guard fm.createFile(atPath: folder.appendingPathComponent(Self.markerName).path, contents: Data(marker.utf8)),
               mkdir(stagingPath, 0o755) == 0 else {
             let err = errno
-            try? fm.removeItem(at: folder)
+            try? Self.removeMarked(folder)
             throw BuildError(file: folder.path, "cannot prepare the staging folder (\(String(cString: strerror(err))))")
         }
         stagingFD = open(stagingPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard stagingFD >= 0 else {
             let err = errno
-            try? fm.removeItem(at: folder)
+            try? Self.removeMarked(folder)
             throw BuildError(file: stagingPath, "cannot open the staging folder (\(String(cString: strerror(err))))")
         }
         outputExists = fm.fileExists(atPath: outputPath)
@@ -98,7 +98,7 @@ public final class StagedTree: @unchecked Sendable {
     deinit {
         close(stagingFD)
         if outputFD >= 0 { close(outputFD) }
-        if !done { try? FileManager.default.removeItem(at: folder) }
+        if !done { try? Self.removeMarked(folder) }
     }
 
     /// Stages one file (thread-safe; each path once). Unchanged bytes (same sha256 as the current tree's file) are
@@ -165,14 +165,14 @@ public final class StagedTree: @unchecked Sendable {
         if !outputExists {
             guard rename(stagingPath, outputPath) == 0 else {
                 let err = errno
-                try? fm.removeItem(at: folder)
+                try? Self.removeMarked(folder)
                 throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(err))))")
             }
         } else if c_renameat2(AT_FDCWD, stagingPath, AT_FDCWD, outputPath, 2 /* RENAME_EXCHANGE */) != 0 {
             let old = folder.appendingPathComponent("old").path
             guard rename(outputPath, old) == 0 else {
                 let err = errno
-                try? fm.removeItem(at: folder)
+                try? Self.removeMarked(folder)
                 throw BuildError(file: outputPath, "cannot move the previous tree aside (\(String(cString: strerror(err))))")
             }
             guard rename(stagingPath, outputPath) == 0 else {
@@ -182,12 +182,12 @@ public final class StagedTree: @unchecked Sendable {
                     // build moves back into place.
                     throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(err)))); the previous tree is in \(old)")
                 }
-                try? fm.removeItem(at: folder)
+                try? Self.removeMarked(folder)
                 throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(err))))")
             }
         }
         // Now holds the marker and the previous tree (or nothing of it).
-        try? fm.removeItem(at: folder)
+        try? Self.removeMarked(folder)
         return stats
     }
 
@@ -195,7 +195,17 @@ public final class StagedTree: @unchecked Sendable {
     public func discard() {
         guard !done else { return }
         done = true
-        try? FileManager.default.removeItem(at: folder)
+        try? Self.removeMarked(folder)
+    }
+
+    /// Removes a marked staging folder, its marker last: a kill halfway leaves a folder that is still marked, so the
+    /// next build finishes the job (a marker removed first would leave an unmarked half tree no build may touch).
+    static func removeMarked(_ folder: URL) throws {
+        let fm = FileManager.default
+        for name in try fm.contentsOfDirectory(atPath: folder.path) where name != markerName {
+            try fm.removeItem(at: folder.appendingPathComponent(name))
+        }
+        try fm.removeItem(at: folder)
     }
 
     /// Whether `path` is a real folder (not a link) holding a staging marker.
@@ -231,7 +241,7 @@ public final class StagedTree: @unchecked Sendable {
             if lstat(output.path, &st) != 0, errno == ENOENT, lstat(old, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
                 guard rename(old, output.path) == 0 else { continue }   // keep it rather than lose it
             }
-            if (try? FileManager.default.removeItem(at: dir)) != nil { removed.append(name) }
+            if (try? removeMarked(dir)) != nil { removed.append(name) }
         }
         return removed
     }

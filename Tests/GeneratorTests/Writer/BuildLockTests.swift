@@ -79,6 +79,23 @@ final class BuildLockTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("update-manifest.json").path))
     }
 
+    /// The output is checked again once the lock is held: files put into it while the build waited are not lost.
+    func testOutputIsCheckedAgainAfterTheWait() throws {
+        let input = OutputGuardTests.smallInput()
+        let out = TestSupport.tempDir("lock-recheck").appendingPathComponent("dist")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)   // empty: accepted
+        let lock = try BuildLock(output: out, wait: 0)
+        let build = try Running(["build", "--input", input.path, "--out", out.path, "--wait", "30"], env: epoch)
+        Thread.sleep(forTimeInterval: 1.0)
+        try Data("mine\n".utf8).write(to: out.appendingPathComponent("notes.txt"))
+        lock.release()
+        let r = build.finish()
+        XCTAssertEqual(r.status, 2, r.output)
+        XCTAssertTrue(r.output.contains("not built by generator"), r.output)
+        XCTAssertEqual(TestSupport.snapshot(out), ["notes.txt": Data("mine\n".utf8)])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path), ["dist"])
+    }
+
     /// A holder killed with -9 releases the lock with its death; its lock file (left behind) is taken over.
     func testDeadHolderNeverBlocks() throws {
         let input = OutputGuardTests.smallInput()
