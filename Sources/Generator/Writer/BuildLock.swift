@@ -54,11 +54,19 @@ public final class BuildLock: @unchecked Sendable {
             let openError = errno
             if fd < 0 && openError == EACCES { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
             guard fd >= 0 else {
-                throw BuildError(file: path, "cannot open the build lock (\(String(cString: strerror(openError))))")
+                throw BuildError(file: path, openError == ELOOP ? "is a symlink, not a build lock; remove it"
+                                                                : "cannot open the build lock (\(String(cString: strerror(openError))))")
             }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 var held = stat(), named = stat()
                 if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+                    // The file is truncated and later removed: only if it is a lock file (empty, or a pid), never
+                    // someone's file that happens to have the name, nor a hard link to one.
+                    guard held.st_mode & S_IFMT == S_IFREG, held.st_nlink == 1, held.st_size <= 24,
+                          held.st_size == 0 || Self.pid(in: fd) != nil else {
+                        close(fd)
+                        throw BuildError(file: path, "exists and is not a build lock (an empty file or a pid); remove or rename it")
+                    }
                     let text = Array("\(getpid())\n".utf8)
                     _ = ftruncate(fd, 0)
                     _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }

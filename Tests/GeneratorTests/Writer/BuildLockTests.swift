@@ -126,6 +126,29 @@ final class BuildLockTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: BuildLock.lockPath(for: out)))
     }
 
+    /// A file that happens to have the lock's name is neither truncated nor removed.
+    func testSomeonesFileAtTheLockNameIsLeftAlone() throws {
+        let input = OutputGuardTests.smallInput()
+        let out = TestSupport.tempDir("lock-name").appendingPathComponent("dist")
+        try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let lockFile = URL(fileURLWithPath: BuildLock.lockPath(for: out))
+        try Data("my lock notes\n".utf8).write(to: lockFile)
+        let r = try TestSupport.runCLI(["build", "--input", input.path, "--out", out.path], env: epoch)
+        XCTAssertEqual(r.status, 1, r.output)
+        XCTAssertTrue(r.output.contains("is not a build lock"), r.output)
+        XCTAssertEqual(try Data(contentsOf: lockFile), Data("my lock notes\n".utf8))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+        // A link planted at the name is not followed.
+        try FileManager.default.removeItem(at: lockFile)
+        let target = out.deletingLastPathComponent().appendingPathComponent("target.txt")
+        try Data("keep\n".utf8).write(to: target)
+        try FileManager.default.createSymbolicLink(at: lockFile, withDestinationURL: target)
+        let linked = try TestSupport.runCLI(["build", "--input", input.path, "--out", out.path], env: epoch)
+        XCTAssertEqual(linked.status, 1, linked.output)
+        XCTAssertTrue(linked.output.contains("is a symlink, not a build lock"), linked.output)
+        XCTAssertEqual(try Data(contentsOf: target), Data("keep\n".utf8))
+    }
+
     func testNegativeWaitIsAUsageError() throws {
         let r = try TestSupport.runCLI(["build", "--input", OutputGuardTests.smallInput().path,
                                         "--out", TestSupport.tempDir("w").appendingPathComponent("dist").path, "--wait=-1"])
