@@ -23,7 +23,7 @@ public final class BuildLock: @unchecked Sendable {
             let advice = waited > 0
                 ? "gave up after \(Self.seconds(waited)); wait for it to finish or give a longer --wait"
                 : "wait for it to finish, or give --wait SECONDS to wait for it"
-            return "\(who) is writing \(output); \(advice)"
+            return "\(who) is writing \(OutputGuard.printable(output)); \(advice)"
         }
         public static func seconds(_ s: Double) -> String { s == s.rounded() ? "\(Int(s)) s" : String(format: "%.1f s", s) }
     }

@@ -72,7 +72,8 @@ public enum OutputGuard {
         }
 
         public var description: String {
-            let shown = resolved.isEmpty || resolved == path ? path : "\(path) (\(resolved))"
+            let shown = resolved.isEmpty || resolved == path ? OutputGuard.printable(path)
+                : "\(OutputGuard.printable(path)) (\(OutputGuard.printable(resolved)))"
             let verb = role == .output ? "refusing to write to" : "refusing to read the previous release from"
             return "\(verb) \(shown.isEmpty ? "\"\"" : shown): \(reason); \(advice)"
         }
@@ -148,6 +149,15 @@ public enum OutputGuard {
         }
         return Checked(output: URL(fileURLWithPath: out, isDirectory: true),
                        previous: previousPath.map { URL(fileURLWithPath: $0, isDirectory: true) })
+    }
+
+    /// A path for a message: control characters escaped, so a hostile folder name cannot drive the terminal.
+    public static func printable(_ path: String) -> String {
+        var out = ""
+        for u in path.unicodeScalars {
+            if u.value < 0x20 || (0x7F...0x9F).contains(u.value) { out += String(format: "\\u{%02X}", u.value) } else { out.unicodeScalars.append(u) }
+        }
+        return out
     }
 
     /// `path` made absolute against `cwd`, without touching the file system.

@@ -184,6 +184,9 @@ final class OutputGuardTests: XCTestCase {
         XCTAssertEqual(problem("data"), .containsInput)
         XCTAssertEqual(problem("other"), .notOurTree)
         XCTAssertEqual(problem("afile"), .notAFolder)
+        // A name with control characters is shown escaped.
+        do { _ = try OutputGuard.check(output: "data/input/\u{1B}[31mred", input: "data/input", cwd: work.path, home: home.path); XCTFail() }
+        catch { XCTAssertTrue("\(error)".contains("data/input/\\u{1B}[31mred"), "\(error)"); XCTAssertFalse("\(error)".contains("\u{1B}")) }
         XCTAssertNil(problem("dist"))
         XCTAssertNil(problem("new/./a/../dist"))
         let ok = try OutputGuard.check(output: "link/../../dist", input: "data/input", cwd: work.path, home: home.path)
