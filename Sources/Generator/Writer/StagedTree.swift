@@ -160,7 +160,6 @@ public final class StagedTree: @unchecked Sendable {
     public func commit() throws -> Stats {
         precondition(!done, "staged tree committed twice")
         let stats = Stats(written: written, linked: linked, removed: previous.keys.filter { !paths.contains($0) }.count)
-        let fm = FileManager.default
         done = true
         if !outputExists {
             guard rename(stagingPath, outputPath) == 0 else {
