@@ -15,9 +15,10 @@ struct BuildCommand: ParsableCommand {
         by generator: the input folder (or a folder containing it or inside it), the current folder or one \
         containing it, the home folder, /, a file and a folder holding other files are refused before anything \
         is touched. Symlinks are resolved first. One build at a time writes an output: a second one waits for \
-        the first (--wait) and then builds on top of its release.
+        the first (--wait) and then builds on top of its release. The staging folder a killed build left beside \
+        the output (.OUT.staging-PID, marked as made by a build) is removed by the next build.
 
-        Exit codes: 0 built (or nothing changed), 1 input errors (nothing was changed), 2 usage errors: a \
+        Exit codes: 0 built (or nothing changed), 1 input errors or a failed write (nothing was changed), 2 usage errors: a \
         refused --out or --previous, or another build still writing the output after --wait seconds \
         (nothing was touched).
         """)
