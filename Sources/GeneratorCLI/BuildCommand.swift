@@ -9,14 +9,24 @@ struct BuildCommand: ParsableCommand {
         abstract: "Build the tree from an input folder.",
         discussion: """
         The new tree is written beside the output folder and swapped in only when complete; \
-        unchanged files are not rewritten. Timestamps come from SOURCE_DATE_EPOCH when set. \
-        Exit codes: 0 built (or nothing changed), 1 input errors, 2 usage errors.
+        unchanged files are not rewritten. Timestamps come from SOURCE_DATE_EPOCH when set.
+
+        The output folder is replaced as a whole, so it must be a new path, an empty folder or a tree built \
+        by generator: the input folder (or a folder containing it or inside it), the current folder or one \
+        containing it, the home folder, /, a file and a folder holding other files are refused before anything \
+        is touched. Symlinks are resolved first. One build at a time writes an output: a second one waits for \
+        the first (--wait) and then builds on top of its release. The staging folder a killed build left beside \
+        the output (.OUT.staging-PID, marked as made by a build) is removed by the next build.
+
+        Exit codes: 0 built (or nothing changed), 1 input errors or a failed write (nothing was changed), 2 usage errors: a \
+        refused --out or --previous, or another build still writing the output after --wait seconds \
+        (nothing was touched).
         """)
 
     @Option(name: .long, help: "Input folder (site.json, catalog/, auctions/, nba/).")
     var input: String = "input"
 
-    @Option(name: .long, help: "Output folder; it is replaced only by a complete new tree.")
+    @Option(name: .long, help: "Output folder: a new path, an empty folder or a tree built earlier; it is replaced only by a complete new tree.")
     var out: String = "dist"
 
     @Option(name: .long, help: "Previous release to compare with (default: the output folder's own).")
@@ -31,22 +41,50 @@ struct BuildCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a machine-readable JSON summary on stdout.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for another build writing the same output; 0 fails at once (exit 2).", valueName: "seconds"))
+    var wait: Double = 60
+
     func run() throws {
         let isTTY = isatty(STDERR_FILENO) == 1
+        guard wait >= 0, wait.isFinite else {
+            FileHandle.standardError.write(Data("error: --wait must be a number of seconds, 0 or more\n".utf8))
+            throw ExitCode(2)
+        }
+        // Refused before anything else, with the paths as the user typed them (Build.run checks again, resolved).
+        do {
+            _ = try OutputGuard.check(output: out, input: input, previous: previous)
+        } catch let e as OutputGuard.Refusal {
+            FileHandle.standardError.write(Data("error: \(e)\n".utf8))
+            throw ExitCode(2)
+        }
+        // What a failure leaves: the previous tree as it was, or no tree at all.
+        let hadTree = FileManager.default.fileExists(atPath: out)
+        let unchanged = hadTree ? "\(out) was left unchanged" : "nothing was written to \(out)"
         let options = BuildOptions(input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: out),
                                    previous: previous.map { URL(fileURLWithPath: $0) },
-                                   threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows)
+                                   threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows,
+                                   lockWait: wait)
         let started = Date()
         let summary: BuildSummary
         do {
             summary = try Build.run(options, progress: { msg in
                 if isTTY && !json { FileHandle.standardError.write(Data("  … \(msg)\n".utf8)) }
+            }, waiting: { pid in
+                // Always said, TTY or not: a CI log must show why a build sat still.
+                let who = pid.map { "another build (pid \($0))" } ?? "another build"
+                FileHandle.standardError.write(Data("\(who) is writing \(out); waiting up to \(BuildLock.Busy.seconds(wait)) for it to finish\n".utf8))
             })
+        } catch let e as OutputGuard.Refusal {
+            FileHandle.standardError.write(Data("error: \(e)\n".utf8))
+            throw ExitCode(2)
+        } catch let e as BuildLock.Busy {
+            FileHandle.standardError.write(Data("error: \(e)\nbuild not started; \(unchanged)\n".utf8))
+            throw ExitCode(2)
         } catch let e as BuildErrors {
-            FileHandle.standardError.write(Data("\(e)\nbuild failed: \(e.errors.count) error(s); \(out) was left unchanged\n".utf8))
+            FileHandle.standardError.write(Data("\(e)\nbuild failed: \(e.errors.count) error(s); \(unchanged)\n".utf8))
             throw ExitCode(1)
         } catch let e as BuildError {
-            FileHandle.standardError.write(Data("error: \(e)\nbuild failed; \(out) was left unchanged\n".utf8))
+            FileHandle.standardError.write(Data("error: \(e)\nbuild failed; \(unchanged)\n".utf8))
             throw ExitCode(1)
         }
         let seconds = Date().timeIntervalSince(started)

@@ -102,11 +102,12 @@ enum TestSupport {
         return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// Runs the CLI; returns exit status and stderr+stdout.
-    static func runCLI(_ args: [String], env: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    /// Runs the CLI (in `cwd` when given); returns exit status and stderr+stdout.
+    static func runCLI(_ args: [String], cwd: URL? = nil, env: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let p = Process()
         p.executableURL = generatorBinary
         p.arguments = args
+        if let cwd { p.currentDirectoryURL = cwd }
         var e = ProcessInfo.processInfo.environment
         for (k, v) in env { e[k] = v }
         p.environment = e

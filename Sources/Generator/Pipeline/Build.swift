@@ -12,12 +12,15 @@ public struct BuildOptions: Sendable {
     /// Build time (SOURCE_DATE_EPOCH when set, else now).
     public var epochSeconds: Int
     public var skipBadRows: Bool
+    /// How long to wait for another build writing the same output (seconds; 0: fail at once).
+    public var lockWait: Double
 
     public init(input: URL, output: URL, previous: URL? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                epochSeconds: Int? = nil, skipBadRows: Bool = false) {
+                epochSeconds: Int? = nil, skipBadRows: Bool = false, lockWait: Double = 60) {
         self.input = input; self.output = output; self.previous = previous; self.threads = max(1, threads)
         self.epochSeconds = epochSeconds ?? BuildOptions.sourceDateEpoch() ?? Int(Date().timeIntervalSince1970)
         self.skipBadRows = skipBadRows
+        self.lockWait = lockWait
     }
 
     /// SOURCE_DATE_EPOCH (reproducible-builds.org) when set to a whole number.
@@ -46,8 +49,16 @@ public enum Build {
     /// Every domain the compiler knows, in build order.
     public static let domains: [Domain] = [CatalogDomain(), CollectionsDomain(), AuctionsDomain(), NBADomain()]
 
+    /// Refuses an unsafe output or previous release (`OutputGuard.Refusal`) before anything is touched, and throws
+    /// `BuildLock.Busy` when another build holds the output for longer than `options.lockWait`.
+    /// `waiting`: told once, with the holder's pid, when the build starts waiting for another one.
     public static func run(_ options: BuildOptions, domains: [Domain] = Build.domains,
-                           progress: (String) -> Void = { _ in }) throws -> BuildSummary {
+                           progress: (String) -> Void = { _ in }, waiting: (Int32?) -> Void = { _ in }) throws -> BuildSummary {
+        // First of all: a build replaces its output folder, so it must be one that may be replaced.
+        let checked = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
+        var options = options
+        options.output = checked.output
+        options.previous = checked.previous
         var summary = BuildSummary()
         var clock = Date()
         let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
@@ -85,6 +96,13 @@ public enum Build {
         let input = options.input, skipBadRows = options.skipBadRows
         let fingerprint = Background { try InputFingerprint.digest(input: input, skipBadRows: skipBadRows) }
         defer { _ = try? fingerprint.wait() }   // never leave it running past a failure
+        // One writer at a time, from reading the previous release to the swap; a killed build's leftovers go first,
+        // whether or not this build writes anything.
+        let lock = try BuildLock(output: options.output, wait: options.lockWait, waiting: waiting)
+        defer { lock.release() }
+        // Again, now that no build can change it: the output may have changed while this build waited.
+        _ = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
+        StagedTree.removeAbandoned(beside: options.output, holding: lock)
         let standardDomains = domains.map(\.name) == Build.domains.map(\.name)
         if options.previous == nil, standardDomains, let previous = try PreviousRelease.load(from: options.output),
            previous.inputDigest == (try fingerprint.wait()) {

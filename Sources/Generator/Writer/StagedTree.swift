@@ -19,6 +19,9 @@ public final class StagedTree: @unchecked Sendable {
     public struct Stats: Sendable { public var written = 0, linked = 0, removed = 0 }
 
     public let output: URL
+    /// The build's own folder beside the output, `.<out>.staging-<pid>`: its marker file proves the build made it, and
+    /// it holds the staged tree (`tree/`) and, during a swap without RENAME_EXCHANGE, the previous tree (`old/`).
+    public let folder: URL
     /// Where files are staged until `commit()`.
     public let staging: URL
     private let stagingPath: String, outputPath: String
@@ -37,6 +40,16 @@ public final class StagedTree: @unchecked Sendable {
     private var folders: Set<Substring> = [""]
     private var done = false
 
+    /// The file in a staging folder that proves a build made it; only folders holding it are ever removed.
+    public static let markerName = "made-by-generator"
+    /// The marker's first line (its other lines name the pid and output, for people).
+    public static let markerHeader = "generator build staging folder"
+
+    /// The name of the staging folder of `output` for process `pid`.
+    public static func folderName(for output: URL, pid: Int32) -> String {
+        ".\(output.standardizedFileURL.lastPathComponent).staging-\(pid)"
+    }
+
     /// Starts a staging folder beside `output`. `previous`: the current tree's files and hashes, to link unchanged ones.
     /// `expectedFiles`: roughly how many files will be staged (sets aside room to track them).
     public init(output: URL, previous: [String: String], expectedFiles: Int = 0) throws {
@@ -46,14 +59,37 @@ public final class StagedTree: @unchecked Sendable {
         let fm = FileManager.default
         let parent = self.output.deletingLastPathComponent()
         try fm.createDirectory(at: parent, withIntermediateDirectories: true)
-        let prefix = ".\(self.output.lastPathComponent).staging-"
-        Self.removeAbandoned(in: parent, prefix: prefix)
-        staging = parent.appendingPathComponent(prefix + "\(getpid())")
-        try? fm.removeItem(at: staging)
-        try fm.createDirectory(at: staging, withIntermediateDirectories: false)
+        folder = parent.appendingPathComponent(Self.folderName(for: self.output, pid: getpid()))
+        staging = folder.appendingPathComponent("tree")
         stagingPath = staging.path; outputPath = self.output.path
+        // A folder of this name is either one of ours from a process that had this pid before (marked: removed) or
+        // someone else's (never touched).
+        if mkdir(folder.path, 0o755) != 0 {
+            let err = errno
+            guard err == EEXIST, Self.isMarked(folder.path) else {
+                throw BuildError(file: folder.path, err == EEXIST
+                    ? "exists and was not made by a build; remove or rename it"
+                    : "cannot create the staging folder (\(String(cString: strerror(err))))")
+            }
+            try Self.removeMarked(folder)
+            guard mkdir(folder.path, 0o755) == 0 else {
+                throw BuildError(file: folder.path, "cannot create the staging folder (\(String(cString: strerror(errno))))")
+            }
+        }
+        // The marker first, so that a kill at any later moment leaves a folder the next build may remove.
+        let marker = "\(Self.markerHeader)\npid \(getpid())\noutput \(outputPath)\n"
+        guard fm.createFile(atPath: folder.appendingPathComponent(Self.markerName).path, contents: Data(marker.utf8)),
+              mkdir(stagingPath, 0o755) == 0 else {
+            let err = errno
+            try? Self.removeMarked(folder)
+            throw BuildError(file: folder.path, "cannot prepare the staging folder (\(String(cString: strerror(err))))")
+        }
         stagingFD = open(stagingPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard stagingFD >= 0 else { throw BuildError(file: stagingPath, "cannot open the staging folder (\(String(cString: strerror(errno))))") }
+        guard stagingFD >= 0 else {
+            let err = errno
+            try? Self.removeMarked(folder)
+            throw BuildError(file: stagingPath, "cannot open the staging folder (\(String(cString: strerror(err))))")
+        }
         outputExists = fm.fileExists(atPath: outputPath)
         self.previous = outputExists ? previous : [:]
         outputFD = outputExists ? open(outputPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
@@ -62,7 +98,7 @@ public final class StagedTree: @unchecked Sendable {
     deinit {
         close(stagingFD)
         if outputFD >= 0 { close(outputFD) }
-        if !done { try? FileManager.default.removeItem(at: staging) }
+        if !done { try? Self.removeMarked(folder) }
     }
 
     /// Stages one file (thread-safe; each path once). Unchanged bytes (same sha256 as the current tree's file) are
@@ -120,34 +156,37 @@ public final class StagedTree: @unchecked Sendable {
     }
 
     /// Swaps the staged tree in: atomically where the kernel supports it, else by two renames (the previous tree stays
-    /// complete under a side name in between).
+    /// complete in the staging folder, `old/`, in between; a build killed there has it restored by the next one).
     public func commit() throws -> Stats {
         precondition(!done, "staged tree committed twice")
         let stats = Stats(written: written, linked: linked, removed: previous.keys.filter { !paths.contains($0) }.count)
-        let fm = FileManager.default
         done = true
-        do {
-            if !outputExists {
-                guard rename(stagingPath, outputPath) == 0 else {
-                    throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(errno))))")
-                }
-            } else if c_renameat2(AT_FDCWD, stagingPath, AT_FDCWD, outputPath, 2 /* RENAME_EXCHANGE */) == 0 {
-                try? fm.removeItem(at: staging)  // now holds the previous tree
-            } else {
-                let old = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).old-\(getpid())")
-                guard rename(outputPath, old.path) == 0 else {
-                    throw BuildError(file: outputPath, "cannot move the previous tree aside (\(String(cString: strerror(errno))))")
-                }
-                guard rename(stagingPath, outputPath) == 0 else {
-                    _ = rename(old.path, outputPath)
-                    throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(errno))))")
-                }
-                try? fm.removeItem(at: old)
+        if !outputExists {
+            guard rename(stagingPath, outputPath) == 0 else {
+                let err = errno
+                try? Self.removeMarked(folder)
+                throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(err))))")
             }
-        } catch {
-            try? fm.removeItem(at: staging)
-            throw error
+        } else if c_renameat2(AT_FDCWD, stagingPath, AT_FDCWD, outputPath, 2 /* RENAME_EXCHANGE */) != 0 {
+            let old = folder.appendingPathComponent("old").path
+            guard rename(outputPath, old) == 0 else {
+                let err = errno
+                try? Self.removeMarked(folder)
+                throw BuildError(file: outputPath, "cannot move the previous tree aside (\(String(cString: strerror(err))))")
+            }
+            guard rename(stagingPath, outputPath) == 0 else {
+                let err = errno
+                guard rename(old, outputPath) == 0 else {
+                    // Never remove the only copy of the previous tree: it stays in the marked folder, which the next
+                    // build moves back into place.
+                    throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(err)))); the previous tree is in \(old)")
+                }
+                try? Self.removeMarked(folder)
+                throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(err))))")
+            }
         }
+        // Now holds the marker and the previous tree (or nothing of it).
+        try? Self.removeMarked(folder)
         return stats
     }
 
@@ -155,15 +194,54 @@ public final class StagedTree: @unchecked Sendable {
     public func discard() {
         guard !done else { return }
         done = true
-        try? FileManager.default.removeItem(at: staging)
+        try? Self.removeMarked(folder)
     }
 
-    /// Staging folders of builds that were killed (their process is gone) are removed, so they do not pile up.
-    private static func removeAbandoned(in parent: URL, prefix: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: parent.appendingPathComponent(name)) }
+    /// Removes a marked staging folder, its marker last: a kill halfway leaves a folder that is still marked, so the
+    /// next build finishes the job (a marker removed first would leave an unmarked half tree no build may touch).
+    static func removeMarked(_ folder: URL) throws {
+        let fm = FileManager.default
+        for name in try fm.contentsOfDirectory(atPath: folder.path) where name != markerName {
+            try fm.removeItem(at: folder.appendingPathComponent(name))
         }
+        try fm.removeItem(at: folder)
+    }
+
+    /// Whether `path` is a real folder (not a link) holding a staging marker.
+    static func isMarked(_ path: String) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { return false }
+        let marker = path + "/" + markerName
+        guard lstat(marker, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size < 4096,
+              let data = FileManager.default.contents(atPath: marker) else { return false }
+        return data.starts(with: Data((markerHeader + "\n").utf8))
+    }
+
+    /// Removes the staging folders that builds of `output` left behind when they were killed, and returns their names.
+    /// Only folders named `.<out>.staging-<pid>` that hold the marker are touched: anything else beside the output
+    /// may be someone's. Holding the build lock proves that no other build of this output is running, so every marked
+    /// folder is abandoned, whatever its pid (pids are reused). A killed swap's previous tree (`old/`, with no tree
+    /// in place) is moved back first.
+    @discardableResult
+    public static func removeAbandoned(beside output: URL, holding lock: BuildLock) -> [String] {
+        let output = output.standardizedFileURL
+        precondition(lock.output.path == output.path, "the lock held is not this output's")
+        let parent = output.deletingLastPathComponent()
+        let prefix = ".\(output.lastPathComponent).staging-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return [] }
+        var removed: [String] = []
+        for name in names.sorted() where name.hasPrefix(prefix) {
+            let pid = name.dropFirst(prefix.count)
+            guard !pid.isEmpty, pid.allSatisfy({ $0.isASCII && $0.isNumber }) else { continue }
+            let dir = parent.appendingPathComponent(name)
+            guard isMarked(dir.path) else { continue }
+            var st = stat()
+            let old = dir.appendingPathComponent("old").path
+            if lstat(output.path, &st) != 0, errno == ENOENT, lstat(old, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
+                guard rename(old, output.path) == 0 else { continue }   // keep it rather than lose it
+            }
+            if (try? removeMarked(dir)) != nil { removed.append(name) }
+        }
+        return removed
     }
 }

@@ -30,17 +30,19 @@ final class BuildDeterminismTests: XCTestCase {
         XCTAssertNotEqual(sa["app-config.json"], sb["app-config.json"])
     }
 
-    /// A killed build leaves its staging folder behind; the next build removes it, but never one of a live build.
+    /// A killed build leaves its staging folder behind; the next build removes it, but never a folder without the
+    /// marker a build writes (more in StagingLeftoverTests).
     func testAbandonedStagingFoldersAreRemoved() throws {
         let parent = TestSupport.tempDir("abandoned")
         let out = parent.appendingPathComponent("dist")
         let fm = FileManager.default
-        // pid 1 is alive (init); a pid above the kernel's pid_max never is.
+        // A pid above the kernel's pid_max is never alive; pid 1 always is, but its folder has no marker.
         let dead = parent.appendingPathComponent(".dist.staging-99999999"), live = parent.appendingPathComponent(".dist.staging-1")
         for d in [dead, live] {
             try fm.createDirectory(at: d.appendingPathComponent("products/x"), withIntermediateDirectories: true)
             try Data("{}".utf8).write(to: d.appendingPathComponent("products/x/details.json"))
         }
+        try Data("\(StagedTree.markerHeader)\n".utf8).write(to: dead.appendingPathComponent(StagedTree.markerName))
         _ = try build(TestSupport.defaultInput, out, threads: 2, epoch: 1_700_000_000)
         XCTAssertFalse(fm.fileExists(atPath: dead.path))
         XCTAssertTrue(fm.fileExists(atPath: live.path))
