@@ -38,6 +38,8 @@ public final class StagedTree: @unchecked Sendable {
     /// Folders of the staging tree known to exist: a file in a new folder creates it first instead of failing an open
     /// (100,000 product pages each live in a folder of their own).
     private var folders: Set<Substring> = [""]
+    /// Folders of the current tree known to be real folders (see `isRealFolder`).
+    private var realFolders: Set<Substring> = [""]
     private var done = false
 
     /// The file in a staging folder that proves a build made it; only folders holding it are ever removed.
@@ -116,10 +118,22 @@ public final class StagedTree: @unchecked Sendable {
         if !known, ensureParent(of: path) {   // a failure shows as the open's error below
             lock.lock(); folders.insert(folder); lock.unlock()
         }
+        guard Self.isPlainRelativePath(path) else {
+            throw BuildError(file: output.path, "\(TreeReader.shown(path)): not a plain relative path inside the tree (internal error)")
+        }
         var isLinked = false
-        if previous[path] == sha256, outputFD >= 0 {
+        if previous[path] == sha256, outputFD >= 0, isRealFolder(folder) {
             isLinked = linkat(outputFD, path, stagingFD, path, 0) == 0
             if !isLinked && errno == ENOENT, ensureParent(of: path) { isLinked = linkat(outputFD, path, stagingFD, path, 0) == 0 }
+            // linkat links a symlink itself: only a regular file of the expected size is reused, anything else (a
+            // symlink or special file someone put in the current tree) is replaced by the bytes we made.
+            if isLinked {
+                var st = stat()
+                if fstatat(stagingFD, path, &st, AT_SYMLINK_NOFOLLOW) != 0 || (st.st_mode & S_IFMT) != S_IFREG || st.st_size != bytes.count {
+                    unlinkat(stagingFD, path, 0)
+                    isLinked = false
+                }
+            }
         }
         if !isLinked {
             var fd = openat(stagingFD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -139,6 +153,39 @@ public final class StagedTree: @unchecked Sendable {
         if isLinked { linked += 1 } else { written += 1 }
         paths.insert(path)
         lock.unlock()
+    }
+
+    /// Whether a folder of the current tree is a real folder all the way up (no symlinked folder on the way), so a
+    /// link made through it stays inside the tree. Each folder is checked once.
+    private func isRealFolder(_ folder: Substring) -> Bool {
+        lock.lock()
+        let known = realFolders.contains(folder)
+        lock.unlock()
+        if known { return true }
+        if let slash = folder.utf8.lastIndex(of: UInt8(ascii: "/")), !isRealFolder(folder[..<slash]) { return false }
+        var st = stat()
+        guard fstatat(outputFD, String(folder), &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return false }
+        lock.lock(); realFolders.insert(folder); lock.unlock()
+        return true
+    }
+
+    /// Paths come from our own renderers, which map ids to safe segments; this is the last line of defence before a
+    /// file is created: no absolute path, no `.`, `..` or empty segment, no backslash or control byte. (Bytes, not
+    /// Characters: it runs for every file.)
+    static func isPlainRelativePath(_ path: String) -> Bool {
+        var segmentStart = true, dots = 0, empty = true
+        for b in path.utf8 {
+            empty = false
+            if b < 0x20 || b == 0x7F || b == UInt8(ascii: "\\") { return false }
+            if b == UInt8(ascii: "/") {
+                if segmentStart || dots == 1 || dots == 2 { return false }   // "", "." or ".." before this slash
+                segmentStart = true; dots = 0
+                continue
+            }
+            if segmentStart { dots = b == UInt8(ascii: ".") ? 1 : -1; segmentStart = false }
+            else if dots > 0 { dots = b == UInt8(ascii: ".") ? dots + 1 : -1 }
+        }
+        return !empty && !segmentStart && dots != 1 && dots != 2
     }
 
     /// The bytes of a staged file (the release stage compares changed files with the previous release).

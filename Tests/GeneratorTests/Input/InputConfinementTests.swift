@@ -232,7 +232,7 @@ final class InputConfinementTests: XCTestCase {
         p.executableURL = TestSupport.generatorBinary
         p.arguments = args
         let file = TestSupport.tempDir("log").appendingPathComponent("out.txt")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)
         p.standardOutput = handle
         p.standardError = handle
