@@ -107,15 +107,11 @@ enum AuctionInput {
         return t.isEmpty || ["n/a", "na", "null", "none", "-"].contains(t.lowercased())
     }
 
-    /// `$1,234.56` → 1234.56 exactly; nil when missing; throws for text that is not money.
-    static func money(_ s: String?) throws -> Decimal? {
+    /// `$1,234.56` → 1234.56 exactly; nil when missing; throws for text that is not money or is ambiguous (`12,99`),
+    /// naming `field` (see `Money` for the rules).
+    static func money(_ s: String?, field: String = "amount") throws -> Decimal? {
         if isMissing(s) { return nil }
-        let t = s!.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "$", with: "").replacingOccurrences(of: ",", with: "")
-            .trimmingCharacters(in: .whitespaces)
-        guard t.range(of: #"^-?\d+(\.\d+)?$"#, options: .regularExpression) != nil, let d = Decimal(string: t, locale: Locale(identifier: "en_US_POSIX")) else {
-            throw AuctionRowError(field: "amount", message: "\"\(s!)\" is not an amount of money")
-        }
-        return d
+        do { return try Money.parse(s!) } catch { throw AuctionRowError(field: field, message: "\(error)") }
     }
 
     /// Acreage inferred from a legal description, with the text it came from:

@@ -17,7 +17,7 @@ struct Parcel {
     var waterScore: Double
     var assessedRatio: Double
     var investmentScore: Double
-    var allInCost: Decimal
+    var allInCost: ExactDecimal
     var grade: String
     var rank = 0
     /// File name under auctions/properties/ (the parcel id, with the county when two counties share an id).
@@ -75,14 +75,14 @@ public struct AuctionsDomain: Domain {
                 }
                 guard let amount = try AuctionInput.money(r.amount) else { throw AuctionRowError(field: "amount", message: "is missing") }
                 if amount < 0 { throw AuctionRowError(field: "amount", message: "is negative (\(amount))") }
-                let assessed = try AuctionInput.money(r.assessed)
+                let assessed = try AuctionInput.money(r.assessed, field: "assessed value")
                 let description = (r.description ?? "").trimmingCharacters(in: .whitespaces)
                 var acreage: Double?
                 var source = "column"
                 if !AuctionInput.isMissing(r.acreage) {
-                    guard let a = Double(r.acreage!.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")) else {
-                        throw AuctionRowError(field: "acreage", message: "\"\(r.acreage!)\" is not a number")
-                    }
+                    // The money comma rule: `1,250.5` is 1250.5 acres, `1,5` an error (not 15).
+                    let a: Double
+                    do { a = try Money.quantity(r.acreage!) } catch { throw AuctionRowError(field: "acreage", message: "\(error)") }
                     if a < 0 { throw AuctionRowError(field: "acreage", message: "is negative (\(r.acreage!))") }
                     acreage = a
                 } else if let inferred = AuctionInput.inferAcreage(description) {
