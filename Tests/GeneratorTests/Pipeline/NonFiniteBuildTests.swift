@@ -31,4 +31,29 @@ final class NonFiniteBuildTests: XCTestCase {
         XCTAssertFalse(r.output.contains("NaN\""), r.output)
         XCTAssertEqual(TestSupport.snapshot(out), before)
     }
+
+    /// Where input text or configuration would give a non-finite number, it is an input error instead.
+    func testNonFiniteInputNumbersAreInputErrors() throws {
+        // "nan" and "inf" parse as doubles in Swift; an NBA line's total may not be one.
+        for bad in ["nan", "inf", "-infinity"] {
+            let dir = TestSupport.tempDir("nba")
+            for f in ["games.csv", "lines.csv", "player_game_stats.csv", "teams.csv"] {
+                var text = try String(contentsOf: TestSupport.defaultInput.appendingPathComponent("nba/\(f)"), encoding: .utf8)
+                // The game's closing line (line 3): only closing lines are read.
+                if f == "lines.csv" { text = text.replacingOccurrences(of: "2022-10-18T00:00:00Z,216,", with: "2022-10-18T00:00:00Z,\(bad),") }
+                try text.write(to: dir.appendingPathComponent(f), atomically: true, encoding: .utf8)
+            }
+            XCTAssertThrowsError(try NBAData.load(dir) { $0.lastPathComponent }, bad) { e in
+                XCTAssertTrue("\(e)".contains("lines.csv:3: field 'total'"), "\(e)")
+            }
+        }
+        // 1e400 in site.json is valid JSON but no double.
+        let out = TestSupport.tempDir("nonfinite").appendingPathComponent("dist")
+        let auctions = input(weights: ["acreage": 987654321])
+        let site = auctions.appendingPathComponent("site.json")
+        try String(contentsOf: site, encoding: .utf8).replacingOccurrences(of: "987654321", with: "1e400").write(to: site, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try Build.run(BuildOptions(input: auctions, output: out, threads: 2))) { e in
+            XCTAssertTrue("\(e)".contains("field 'auctions.weights.acreage'"), "\(e)")
+        }
+    }
 }
