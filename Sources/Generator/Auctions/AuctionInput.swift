@@ -43,7 +43,13 @@ struct AuctionSettings {
         if var f = try o.object("filters") {
             if f.has("minAcres") { s.minAcres = try f.double("minAcres") }
             if f.has("maxAcres") { s.maxAcres = try f.double("maxAcres") }
-            if f.has("maxPrice") { s.maxPrice = Decimal(try f.double("maxPrice")) }
+            if let v = f.raw("maxPrice") {
+                // From its literal, exactly: Decimal(0.3 as a double) is 0.29999…, which would leave out a 0.30 bid.
+                guard let n = v.numberValue, let d = try? Money.decimal(Money.check(n), n.description) else {
+                    throw BuildError(file: file, field: "auctions.filters.maxPrice", "expected an amount of money such as 500, found \(v.compactText)")
+                }
+                s.maxPrice = d
+            }
             try f.finish()
         }
         s.pageSize = try o.int("pageSize", default: 100, min: 1, max: 10_000)

@@ -148,6 +148,21 @@ final class MoneyTests: XCTestCase {
         XCTAssertEqual(index["counties"]?[0]?["totalBid"]?.numberValue?.description, "1399.1")
     }
 
+    /// `filters.maxPrice` compares exactly: 19.99 keeps a 19.99 bid (through a double it was 19.98999…99488, which left
+    /// it out) and drops 20.00.
+    func testMaxPriceFilterIsExact() throws {
+        let dir = TestSupport.makeInput(site: { s in
+            s.removeValue(forKey: "catalog")
+            s["auctions"] = ["files": [["path": "auctions/x.csv", "county": "Baldwin"]], "recordedAt": "2025-12-15T00:00:00Z",
+                             "filters": ["maxPrice": 19.99]]
+        }, files: ["auctions/x.csv": "parcel id,amount,acreage\nA1,19.99,1\nA2,20.00,1\nA3,$19.98,1\n"])
+        let out = TestSupport.tempDir("money").appendingPathComponent("dist")
+        let s = try Build.run(BuildOptions(input: dir, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        XCTAssertEqual(s.report.first { $0.key == "parcels published" }?.count, 2)
+        XCTAssertNotNil(FileManager.default.contents(atPath: out.appendingPathComponent("auctions/properties/A1.json").path))
+        XCTAssertNil(FileManager.default.contents(atPath: out.appendingPathComponent("auctions/properties/A2.json").path))
+    }
+
     func testCatalogPriceTextFollowsTheRule() throws {
         func input(_ price: String) -> URL {
             TestSupport.makeInput(files: ["catalog/products.jsonl": TestSupport.productLine("a") + "\n" + TestSupport.productLine("b", price: price) + "\n",
