@@ -190,5 +190,10 @@ final class MoneyTests: XCTestCase {
             let e = buildError(input(cell))
             for m in ["p.csv:3", "price", says] { XCTAssertTrue(e?.contains(m) == true, "\(cell): expected '\(m)' in \(e ?? "nil")") }
         }
+        // A declared bound beyond what an exact decimal carries is refused, not silently dropped.
+        let bounded = decl.replacingOccurrences(of: #"{"type": "decimal"}"#, with: #"{"type": "decimal", "maximum": 1e200}"#)
+        let e = buildError(TestSupport.makeInput(site: { $0.removeValue(forKey: "catalog") },
+                                                 files: ["collections/p.json": bounded, "collections/data/p.csv": "sku,price\na,1\n"]))
+        XCTAssertTrue(e?.contains("field 'fields.price.maximum'") == true && e?.contains("too large") == true, e ?? "nil")
     }
 }
