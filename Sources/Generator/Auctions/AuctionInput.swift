@@ -45,7 +45,7 @@ struct AuctionSettings {
             if f.has("maxAcres") { s.maxAcres = try f.double("maxAcres") }
             if let v = f.raw("maxPrice") {
                 // From its literal, exactly: Decimal(0.3 as a double) is 0.29999…, which would leave out a 0.30 bid.
-                guard let n = v.numberValue, let d = try? Money.decimal(Money.check(n), n.description) else {
+                guard let n = v.numberValue, let d = try? Money.decimal(n) else {
                     throw BuildError(file: file, field: "auctions.filters.maxPrice", "expected an amount of money such as 500, found \(v.compactText)")
                 }
                 s.maxPrice = d

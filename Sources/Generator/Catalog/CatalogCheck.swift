@@ -88,7 +88,7 @@ struct CatalogCheck {
         switch r.value(paths.price) {
         case .number(let n)?:
             // Kept as written (its literal), once it is known to be money an exact decimal carries (see Money).
-            do { if try Money.check(n).negative { return fail(f["price"]!, "must be a non-negative number, found \(n)") } } catch {
+            do { if try Money.check(n) { return fail(f["price"]!, "must be a non-negative number, found \(n)") } } catch {
                 return fail(f["price"]!, "\(error)")
             }
             price = n

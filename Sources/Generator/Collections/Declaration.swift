@@ -190,7 +190,7 @@ public struct CollectionDeclaration: Sendable {
             func bound(_ name: String) throws -> Decimal? {
                 guard let m = f.raw(name) else { return nil }
                 guard let n = m.numberValue else { throw BuildError(file: file, field: "fields.\(key).\(name)", "expected a number") }
-                do { return try Money.decimal(Money.check(n), n.description) } catch {
+                do { return try Money.decimal(n) } catch {
                     throw BuildError(file: file, field: "fields.\(key).\(name)", "\(error)")
                 }
             }

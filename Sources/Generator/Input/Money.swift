@@ -30,9 +30,27 @@ enum Money {
     }
 
     /// A JSON number used as money (a price in JSON Lines), kept as its literal: checked to be one an exact decimal
-    /// carries (no Decimal is made: 100,000 prices are checked per build).
-    @discardableResult
-    static func check(_ number: JSONNumber) throws -> Normal {
+    /// carries; true when it is below zero. No Decimal is made (100,000 prices are checked per build), and a plain
+    /// literal of at most 38 characters cannot break a limit, so it is not even taken apart.
+    static func check(_ number: JSONNumber) throws -> Bool {
+        let text = number.description
+        // -?digits(.digits)? in one pass: digits around at most one point (NaN, inf and exponents take the long way).
+        let u = text.utf8
+        let body = u.first == UInt8(ascii: "-") ? u.dropFirst() : u[...]
+        let plain = body.first.map(isDigit) == true && body.last.map(isDigit) == true
+            && body.allSatisfy { isDigit($0) || $0 == UInt8(ascii: ".") } && body.lazy.filter { $0 == UInt8(ascii: ".") }.count <= 1
+        if u.count <= maxSignificantDigits, plain {
+            return text.hasPrefix("-") && text.utf8.contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }
+        }
+        return try normal(number).negative
+    }
+
+    /// A JSON number (a configured amount or bound) as the exact Decimal of its literal, or why there is none.
+    static func decimal(_ number: JSONNumber) throws -> Decimal {
+        try decimal(normal(number), number.description)
+    }
+
+    static func normal(_ number: JSONNumber) throws -> Normal {
         let text = number.description
         guard let n = Normal(literal: text) else { throw Problem(message: "\(quote(text)) is not a finite number") }
         try checkLimits(n, text)

@@ -59,8 +59,11 @@ final class MoneyTests: XCTestCase {
     }
 
     func testJSONNumbersAsMoney() throws {
-        XCTAssertFalse(try Money.check(JSONNumber(literal: "19.99")).negative)
-        XCTAssertTrue(try Money.check(JSONNumber(literal: "-0.5")).negative)
+        XCTAssertFalse(try Money.check(JSONNumber(literal: "19.99")))
+        XCTAssertTrue(try Money.check(JSONNumber(literal: "-0.5")))
+        XCTAssertFalse(try Money.check(JSONNumber(literal: "-0.00")))
+        XCTAssertTrue(try Money.check(JSONNumber(literal: "-1e-3")))
+        XCTAssertEqual(try Money.decimal(JSONNumber(literal: "1e160")).description, "1" + String(repeating: "0", count: 160))
         XCTAssertNoThrow(try Money.check(JSONNumber(literal: "1e160")))
         XCTAssertNoThrow(try Money.check(JSONNumber(literal: "12345678901234567890123456789012345678e127")))
         for (text, expected) in [("1e308", "too large"), ("1e165", "too large"), ("1.5e-129", "decimal place"),
