@@ -96,7 +96,7 @@ enum Money {
                 var x = b[(e + 1)...]
                 var sign = 1
                 if x.first == UInt8(ascii: "-") || x.first == UInt8(ascii: "+") { sign = x.first == UInt8(ascii: "-") ? -1 : 1; x = x.dropFirst() }
-                // An exponent beyond ±100,000 is not money; stop before Int overflow or a huge digit string.
+                // An exponent of more than six digits is not money; stop before Int overflow or a huge digit string.
                 guard !x.isEmpty, x.count <= 6, x.allSatisfy(Money.isDigit), let v = Int(String(decoding: x, as: UTF8.self)) else { return nil }
                 exponent = sign * v
             }
@@ -128,7 +128,7 @@ enum Money {
         let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
         func fail(_ why: String) -> Problem { Problem(message: "\(quote(text)) \(why)") }
         if t.isEmpty { throw Problem(message: "is empty") }
-        if t.hasPrefix("("), t.hasSuffix(")") { throw fail("is in parentheses (an accounting negative?); write -\(t.dropFirst().dropLast())") }
+        if t.hasPrefix("("), t.hasSuffix(")") { throw fail("is in parentheses (an accounting negative?); write a minus sign instead") }
         var s = Substring(t)
         var negative = false, dollar = false
         // Prefix: `-`, `$`, `-$` or `$-`, then optional spaces after the `$`.
