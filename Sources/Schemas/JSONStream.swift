@@ -90,11 +90,13 @@ public final class JSONStream {
     public func bool(_ b: Bool) { separate(); sink.ascii(b ? "true" : "false") }
     public func null() { separate(); sink.ascii("null") }
 
-    /// A number; NaN and infinities are refused (JSON has no spelling for them).
+    /// A number; NaN, infinities and text that is not a number literal are refused (JSON has no spelling for them),
+    /// with the JSON Pointer of the member or element they were for.
     public func number(_ n: JSONNumber) throws {
-        guard n.isFinite else { throw JSONWriteError(path: "(stream)", message: "\(n.double) is not representable in JSON") }
         separate()
-        try JSONWriter.writeNumber(n, &sink)
+        do { try JSONWriter.writeNumber(n, &sink) } catch let e as JSONWriter.PathError {
+            throw JSONWriteError(path: withBytes { JSONStream.pointer(at: $0) }, message: e.message)
+        }
     }
     public func double(_ d: Double) throws { try number(JSONNumber(d)) }
     /// The number, or `null` when absent.
@@ -102,6 +104,44 @@ public final class JSONStream {
 
     /// A value built as `JSON` (for the small parts of a streamed document).
     public func value(_ v: JSON) throws { separate(); try JSONWriter().write(v, &sink) }
+
+    /// The JSON Pointer of the value that would follow `prefix` (text written so far, ending after a member name's
+    /// colon or an element's comma or bracket). Worked out from the bytes only when a value is refused, so writing
+    /// keeps no path at all.
+    static func pointer(at prefix: UnsafeRawBufferPointer) -> String {
+        enum Level { case object(key: String), array(index: Int) }
+        var levels: [Level] = []
+        var i = 0
+        let b = prefix
+        while i < b.count {
+            switch b[i] {
+            case UInt8(ascii: "{"): levels.append(.object(key: ""))
+            case UInt8(ascii: "["): levels.append(.array(index: 0))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = levels.popLast()
+            case UInt8(ascii: ","): if case .array(let k)? = levels.last { levels[levels.count - 1] = .array(index: k + 1) }
+            case UInt8(ascii: "\""):
+                // A string: a member name when a colon follows it.
+                let start = i
+                i += 1
+                while i < b.count, b[i] != UInt8(ascii: "\"") { i += b[i] == UInt8(ascii: "\\") ? 2 : 1 }
+                let end = min(i + 1, b.count)
+                if end < b.count, b[end] == UInt8(ascii: ":"), case .object? = levels.last {
+                    let text = UnsafeRawBufferPointer(rebasing: b[start..<end])
+                    let name = (try? JSONReader.parse(text.assumingMemoryBound(to: UInt8.self)))?.stringValue ?? ""
+                    levels[levels.count - 1] = .object(key: name)
+                }
+            default: break
+            }
+            i += 1
+        }
+        let parts = levels.map { level -> String in
+            switch level {
+            case .object(let key): return key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+            case .array(let index): return String(index)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
 
     /// Text already written by this writer: one complete value (a list entry shared by many documents), or several
     /// values or members separated by commas (a chunk of a list or of an object written on another thread).

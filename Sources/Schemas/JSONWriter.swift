@@ -1,10 +1,12 @@
 import Foundation
 
-/// A value the writer refuses (NaN or ±Infinity), with the path of the field holding it.
+/// A value the writer refuses (NaN or ±Infinity), with the JSON Pointer of the field holding it. Nothing the build
+/// computes should ever be one, so this is an internal error: the build reports it with the file's path and writes
+/// nothing.
 public struct JSONWriteError: Error, CustomStringConvertible {
     public let path: String
     public let message: String
-    public var description: String { "\(path): \(message)" }
+    public var description: String { "field \(path): \(message)" }
 }
 
 /// Deterministic byte writer: members in declared order, shortest round-trip doubles,
@@ -40,7 +42,7 @@ public struct JSONWriter {
         }
     }
 
-    private struct PathError: Error { var components: [String]; let message: String }
+    struct PathError: Error { var components: [String]; let message: String }
 
     private func emit(_ value: JSON, _ out: inout ByteSink, _ depth: Int) throws {
         switch value {
@@ -92,9 +94,55 @@ public struct JSONWriter {
         switch n.storage {
         case .int(let i): writeInt(i, &out)
         case .double(let d):
-            guard d.isFinite else { throw PathError(components: [], message: "\(d) is not representable in JSON") }
+            guard d.isFinite else { throw PathError(components: [], message: nonFinite(d.description)) }
             out.string(JSONNumber.format(d))
-        case .text(let t): out.string(t)
+        case .text(let t):
+            // Text comes from the reader (a literal) or from a Decimal, whose NaN reads "NaN": checked, never trusted.
+            if let why = literalProblem(t) { throw PathError(components: [], message: why) }
+            out.string(t)
+        }
+    }
+
+    static func nonFinite(_ value: String) -> String {
+        "\(value) is not a finite number and JSON has no spelling for it (an internal error: a computed value overflowed or is undefined)"
+    }
+
+    /// Why `t` must not be written as a number: not a JSON number literal, or one beyond Double's range (readers would
+    /// take `1e400` as infinity). nil when it is fine; a single pass over the bytes, Double parsed only near the limit.
+    static func literalProblem(_ t: String) -> String? {
+        var t = t
+        return t.withUTF8 { b -> String? in
+            let n = b.count
+            var i = 0
+            if i < n, b[i] == UInt8(ascii: "-") { i += 1 }
+            let intStart = i
+            while i < n, b[i] >= 0x30, b[i] <= 0x39 { i += 1 }
+            let intDigits = i - intStart
+            var ok = intDigits > 0 && (intDigits == 1 || b[intStart] != 0x30)
+            var magnitude = intDigits   // digits before the point (leading zeros only in "0")
+            if ok, i < n, b[i] == UInt8(ascii: ".") {
+                i += 1
+                let f = i
+                while i < n, b[i] >= 0x30, b[i] <= 0x39 { i += 1 }
+                ok = i > f
+            }
+            var exponent = 0
+            if ok, i < n, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+                i += 1
+                var sign = 1
+                if i < n, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { sign = b[i] == UInt8(ascii: "-") ? -1 : 1; i += 1 }
+                let e = i
+                while i < n, b[i] >= 0x30, b[i] <= 0x39 { exponent = min(exponent * 10 + Int(b[i] - 0x30), 1_000_000); i += 1 }
+                ok = i > e
+                exponent *= sign
+            }
+            let excerpt = String(decoding: b.prefix(40), as: UTF8.self) + (n > 40 ? "…" : "")
+            guard ok, i == n else { return "\(excerpt.debugDescription) is not a JSON number (an internal error)" }
+            if intDigits == 1, b[intStart] == 0x30 { magnitude = 0 }
+            if magnitude + exponent > 308, let d = Double(String(decoding: b, as: UTF8.self)), !d.isFinite {
+                return "\(excerpt) is beyond the range of a double: readers would take it as infinity (an internal error)"
+            }
+            return nil
         }
     }
 

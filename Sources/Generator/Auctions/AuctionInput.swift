@@ -43,7 +43,13 @@ struct AuctionSettings {
         if var f = try o.object("filters") {
             if f.has("minAcres") { s.minAcres = try f.double("minAcres") }
             if f.has("maxAcres") { s.maxAcres = try f.double("maxAcres") }
-            if f.has("maxPrice") { s.maxPrice = Decimal(try f.double("maxPrice")) }
+            if let v = f.raw("maxPrice") {
+                // From its literal, exactly: Decimal(0.3 as a double) is 0.29999…, which would leave out a 0.30 bid.
+                guard let n = v.numberValue, let d = try? Money.decimal(n) else {
+                    throw BuildError(file: file, field: "auctions.filters.maxPrice", "expected an amount of money such as 500, found \(v.compactText)")
+                }
+                s.maxPrice = d
+            }
             try f.finish()
         }
         s.pageSize = try o.int("pageSize", default: 100, min: 1, max: 10_000)
@@ -127,15 +133,11 @@ enum AuctionInput {
         return t.isEmpty || ["n/a", "na", "null", "none", "-"].contains(t.lowercased())
     }
 
-    /// `$1,234.56` → 1234.56 exactly; nil when missing; throws for text that is not money.
-    static func money(_ s: String?) throws -> Decimal? {
+    /// `$1,234.56` → 1234.56 exactly; nil when missing; throws for text that is not money or is ambiguous (`12,99`),
+    /// naming `field` (see `Money` for the rules).
+    static func money(_ s: String?, field: String = "amount") throws -> Decimal? {
         if isMissing(s) { return nil }
-        let t = s!.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "$", with: "").replacingOccurrences(of: ",", with: "")
-            .trimmingCharacters(in: .whitespaces)
-        guard t.range(of: #"^-?\d+(\.\d+)?$"#, options: .regularExpression) != nil, let d = Decimal(string: t, locale: Locale(identifier: "en_US_POSIX")) else {
-            throw AuctionRowError(field: "amount", message: "\"\(s!)\" is not an amount of money")
-        }
-        return d
+        do { return try Money.parse(s!) } catch { throw AuctionRowError(field: field, message: "\(error)") }
     }
 
     /// Acreage inferred from a legal description, with the text it came from:

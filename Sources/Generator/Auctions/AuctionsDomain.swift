@@ -17,7 +17,7 @@ struct Parcel {
     var waterScore: Double
     var assessedRatio: Double
     var investmentScore: Double
-    var allInCost: Decimal
+    var allInCost: ExactDecimal
     var grade: String
     var rank = 0
     /// File name under auctions/properties/ (the parcel id, with the county when two counties share an id).
@@ -76,14 +76,14 @@ public struct AuctionsDomain: Domain {
                 }
                 guard let amount = try AuctionInput.money(r.amount) else { throw AuctionRowError(field: "amount", message: "is missing") }
                 if amount < 0 { throw AuctionRowError(field: "amount", message: "is negative (\(amount))") }
-                let assessed = try AuctionInput.money(r.assessed)
+                let assessed = try AuctionInput.money(r.assessed, field: "assessed value")
                 let description = (r.description ?? "").trimmingCharacters(in: .whitespaces)
                 var acreage: Double?
                 var source = "column"
                 if !AuctionInput.isMissing(r.acreage) {
-                    guard let a = Double(r.acreage!.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")) else {
-                        throw AuctionRowError(field: "acreage", message: "\"\(r.acreage!)\" is not a number")
-                    }
+                    // The money comma rule: `1,250.5` is 1250.5 acres, `1,5` an error (not 15).
+                    let a: Double
+                    do { a = try Money.quantity(r.acreage!) } catch { throw AuctionRowError(field: "acreage", message: "\(error)") }
                     if a < 0 { throw AuctionRowError(field: "acreage", message: "is negative (\(r.acreage!))") }
                     acreage = a
                 } else if let inferred = AuctionInput.inferAcreage(description) {
@@ -108,6 +108,14 @@ public struct AuctionsDomain: Domain {
             }
         }
         return (out, errors)
+    }
+
+    /// The same row again: every field as read (from another file, also every column read through the headers, as
+    /// two layouts could give equal fields different meanings).
+    static func identical(_ a: AuctionRow, _ b: AuctionRow) -> Bool {
+        guard a.raw == b.raw else { return false }
+        return a.file == b.file || ((a.parcelId, a.amount, a.assessed, a.description) == (b.parcelId, b.amount, b.assessed, b.description)
+            && (a.acreage, a.yearSold, a.owner, a.county) == (b.acreage, b.yearSold, b.owner, b.county))
     }
 
     func load(_ context: BuildContext) throws -> Model {
@@ -139,19 +147,39 @@ public struct AuctionsDomain: Domain {
                                          examples: errors.prefix(3).map { "\($0.file):\($0.line ?? 0)" }))
             } else { throw BuildErrors(errors) }
         }
-        // Exact duplicate rows and repeated (county, parcel id): the first row wins.
-        var seenRows = Set<[String]>(), seenKeys = Set<String>(), idCounts: [String: Int] = [:]
+        // Rows repeating a (county, parcel id) — one rule, stated in the summary: a later row (file order; files in
+        // their listed or sorted order) is a newer record of the same parcel, as when the original app re-imported a
+        // parcel by id. Identical to the parcel's current record, it collapses into it; differing, it replaces it.
+        // So every parcel publishes its newest row, and each replaced row is listed by file and line.
+        var seenRows = Set<[String]>(), idCounts: [String: Int] = [:]
+        var current: [String: (index: Int, row: AuctionRow)] = [:]
         var exactDuplicates = 0, repeated = 0
+        var replaced: [String] = []
         var parcels: [Parcel] = []
         for (row, p) in scored {
             if !seenRows.insert(row.raw).inserted { exactDuplicates += 1 }
             idCounts[p.parcelId, default: 0] += 1
-            if !seenKeys.insert("\(p.county)\u{0}\(p.parcelId)").inserted { repeated += 1; continue }
-            parcels.append(p)
+            let key = "\(p.county)\u{0}\(p.parcelId)"
+            guard let (index, earlier) = current[key] else {
+                current[key] = (parcels.count, row)
+                parcels.append(p)
+                continue
+            }
+            repeated += 1
+            if Self.identical(earlier, row) { continue }
+            replaced.append(earlier.file == row.file ? "\(earlier.file):\(earlier.line) replaced by :\(row.line)"
+                                                     : "\(earlier.file):\(earlier.line) replaced by \(row.file):\(row.line)")
+            current[key] = (index, row)
+            parcels[index] = p
         }
         let repeatedIds = idCounts.filter { $0.value > 1 }.count
-        report.append(ReportItem(domain: name, key: "parcel ids that occur more than once", count: repeatedIds, policy: "first row of each (county, parcel id) kept"))
-        report.append(ReportItem(domain: name, key: "rows repeating a (county, parcel id)", count: repeated, policy: "left out"))
+        report.append(ReportItem(domain: name, key: "parcel ids that occur more than once", count: repeatedIds,
+                                 policy: "one parcel per (county, parcel id): its newest row"))
+        report.append(ReportItem(domain: name, key: "rows repeating a (county, parcel id)", count: repeated,
+                                 policy: "a later row (in file order; files as site.json lists them, else by name) is a newer record of the parcel: identical to its current row it collapses, differing it replaces it"))
+        report.append(ReportItem(domain: name, key: "rows replaced by a newer row of the same parcel", count: replaced.count,
+                                 policy: "the newest row is published; every replaced row is listed by file and line (all of them in build --json)",
+                                 examples: replaced))
         report.append(ReportItem(domain: name, key: "exact duplicate rows", count: exactDuplicates))
         // Filters from config.
         let before = parcels.count

@@ -64,10 +64,10 @@ public enum AuctionScoring {
     }
 
     /// Bid + 35.00 recording fee + 5 % county fee + 100.00 other fees, in exact decimal cents (fee rounded half-up).
-    public static func allInCost(_ bid: Decimal) -> Decimal {
-        var fee = bid * Decimal(string: "0.05")!, rounded = Decimal()
-        NSDecimalRound(&rounded, &fee, 2, .plain)
-        return bid + 35 + rounded + 100
+    /// Exact at any size (Decimal would round a 38-digit bid's fee and total).
+    static func allInCost(_ bid: Decimal) -> ExactDecimal {
+        let b = ExactDecimal(exactly: bid) ?? .zero
+        return b + ExactDecimal(35) + b.divided(by: 20, places: 2, rounding: .halfUp) + ExactDecimal(100)
     }
 
     /// A–F from the score; thresholds are the lowest score of each grade.

@@ -87,15 +87,18 @@ struct CatalogCheck {
         var price: JSONNumber? = nil
         switch r.value(paths.price) {
         case .number(let n)?:
-            if n.double < 0 || !n.double.isFinite { return fail(f["price"]!, "must be a non-negative number, found \(n)") }
+            // Kept as written (its literal), once it is known to be money an exact decimal carries (see Money).
+            do { if try Money.check(n) { return fail(f["price"]!, "must be a non-negative number, found \(n)") } } catch {
+                return fail(f["price"]!, "\(error)")
+            }
             price = n
         case .string(let s)?:
-            let t = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "$", with: "").replacingOccurrences(of: ",", with: "")
-            if t.isEmpty { break }
-            guard t.range(of: #"^\d+(\.\d+)?$"#, options: .regularExpression) != nil, let d = Decimal(string: t, locale: Locale(identifier: "en_US_POSIX")) else {
-                return fail(f["price"]!, "is not a price: \"\(s)\" (expected a number such as 19.99)")
-            }
-            price = JSONNumber(d)
+            if s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { break }
+            do {
+                let d = try Money.parse(s)
+                if d < 0 { return fail(f["price"]!, "must be a non-negative number, found \(Money.quote(s))") }
+                price = JSONNumber(d)
+            } catch { return fail(f["price"]!, "is not a price: \(error)") }
         case nil, .null?: break
         case let v?: return fail(f["price"]!, "expected a number, found \(v.typeName)")
         }

@@ -186,8 +186,16 @@ public struct CollectionDeclaration: Sendable {
         let separator = type == .stringArray ? try f.string("separator", default: "|") : "|"
         var minimum: Decimal?, maximum: Decimal?
         if [.integer, .decimal, .number].contains(type) {
-            if let m = f.raw("minimum") { guard let n = m.numberValue else { throw BuildError(file: file, field: "fields.\(key).minimum", "expected a number") }; minimum = n.decimal }
-            if let m = f.raw("maximum") { guard let n = m.numberValue else { throw BuildError(file: file, field: "fields.\(key).maximum", "expected a number") }; maximum = n.decimal }
+            // Exact bounds (n.decimal of 1e200 is NaN, which no value is below or above: the bound was silently gone).
+            func bound(_ name: String) throws -> Decimal? {
+                guard let m = f.raw(name) else { return nil }
+                guard let n = m.numberValue else { throw BuildError(file: file, field: "fields.\(key).\(name)", "expected a number") }
+                do { return try Money.decimal(n) } catch {
+                    throw BuildError(file: file, field: "fields.\(key).\(name)", "\(error)")
+                }
+            }
+            minimum = try bound("minimum")
+            maximum = try bound("maximum")
         }
         try f.finish()
         return Field(key: key, from: from, type: type, required: required, nullable: nullable, values: values,

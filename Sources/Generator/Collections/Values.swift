@@ -38,16 +38,20 @@ enum CollectionValues {
             guard r == d, let i = Int(exactly: NSDecimalNumber(decimal: d).int64Value), Decimal(i) == d else {
                 throw Mismatch(message: "expected an integer, found \(describe(raw))")
             }
-            try checkRange(d, f)
+            try checkRange(ExactDecimal(i), shown: String(i), f)
             return .int(i)
         case .decimal:
             let d = try decimal(raw, what: "a decimal number")
-            try checkRange(d, f)
-            return .number(JSONNumber(d))
+            let n = JSONNumber(d)
+            try checkRange(ExactDecimal(n), shown: n.description, f)
+            return .number(n)
         case .number, .latitude, .longitude:
             let n: Double
             switch raw {
-            case .number(let x): n = x.double
+            case .number(let x):
+                // A literal such as 1e400 is valid JSON but no double: readers would take it as infinity.
+                guard x.double.isFinite else { throw Mismatch(message: "expected a number, found \(x) (beyond the range of a double)") }
+                n = x.double
             case .string(let s):
                 guard let x = Double(s.trimmingCharacters(in: .whitespaces)), x.isFinite else { throw Mismatch(message: "expected a number, found \(describe(raw))") }
                 n = x
@@ -56,8 +60,10 @@ enum CollectionValues {
             if f.type == .latitude, !(-90...90).contains(n) { throw Mismatch(message: "latitude \(JSONNumber(n)) is outside -90…90") }
             if f.type == .longitude, !(-180...180).contains(n) { throw Mismatch(message: "longitude \(JSONNumber(n)) is outside -180…180") }
             if f.type == .number {
-                let dn = Decimal(string: JSONNumber(n).description, locale: Locale(identifier: "en_US_POSIX")) ?? 0
-                try checkRange(dn, f)
+                // Compared exactly (a Decimal has no 1e300: it used to compare as 0).
+                let v: JSONNumber
+                if case .number(let x) = raw { v = x } else { v = JSONNumber(n) }
+                try checkRange(ExactDecimal(v), shown: v.description, f)
             }
             // From JSON, keep the number's own text (no change through a double); from CSV, its shortest form.
             if case .number(let x) = raw { return .number(x) }
@@ -94,8 +100,9 @@ enum CollectionValues {
         }
     }
 
-    /// An exact decimal from a JSON number's text or a CSV cell (`1234.50`, `-3`, `1,234.50` is refused: ambiguous
-    /// across locales). Never goes through a binary double.
+    /// An exact decimal from a JSON number's text or a CSV cell (`1234.50`, `-3`, `2.5e3`), within what Decimal carries
+    /// exactly (the limits of `Money`). No separators: this is a data column, not money text, so `1,234.50` is
+    /// refused too, with the reason (`12,99` an ambiguous decimal comma). Never goes through a binary double.
     static func decimal(_ raw: JSON, what: String) throws -> Decimal {
         let text: String
         switch raw {
@@ -103,34 +110,22 @@ enum CollectionValues {
         case .string(let s): text = s.trimmingCharacters(in: .whitespaces)
         default: throw Mismatch(message: "expected \(what), found \(raw.typeName)")
         }
-        guard isDecimalText(text) else { throw Mismatch(message: "expected \(what), found \(describe(raw))") }
-        guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !d.isNaN else {
+        guard let n = Money.Normal(literal: text.hasPrefix("+") ? String(text.dropFirst()) : text) else {
+            if text.contains(",") {
+                // Say why, in the money rule's words; a well-grouped `1,234.50` is still refused here.
+                do {
+                    let n = try Money.digits(text, currency: false, exponent: true)
+                    throw Mismatch(message: "expected \(what), found \(describe(raw)): separators are not read in this column; write \(n.plainText)")
+                } catch let e as Money.Problem { throw Mismatch(message: "expected \(what), found \(e)") }
+            }
             throw Mismatch(message: "expected \(what), found \(describe(raw))")
         }
-        return d
+        do { return try Money.decimal(n, text) } catch { throw Mismatch(message: "expected \(what), found \(error)") }
     }
 
-    /// `-?digits(.digits)?(e±digits)?` with at most 38 significant digits (what Decimal holds exactly).
-    static func isDecimalText(_ t: String) -> Bool {
-        var u = Substring(t)
-        if u.first == "-" || u.first == "+" { u = u.dropFirst() }
-        var mantissa = u, exponent: Substring = ""
-        if let e = u.firstIndex(where: { $0 == "e" || $0 == "E" }) { mantissa = u[..<e]; exponent = u[u.index(after: e)...] }
-        let parts = mantissa.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, !parts[0].isEmpty, parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
-              parts.count == 1 || !parts[1].isEmpty else { return false }
-        if !exponent.isEmpty {
-            var ex = exponent
-            if ex.first == "-" || ex.first == "+" { ex = ex.dropFirst() }
-            guard !ex.isEmpty, ex.count <= 3, ex.allSatisfy(\.isASCIIDigit) else { return false }
-        } else if u.contains(where: { $0 == "e" || $0 == "E" }) { return false }
-        let digits = parts.joined().drop { $0 == "0" }
-        return digits.count <= 38
-    }
-
-    static func checkRange(_ d: Decimal, _ f: CollectionDeclaration.Field) throws {
-        if let min = f.minimum, d < min { throw Mismatch(message: "\(d) is below the declared minimum \(min)") }
-        if let max = f.maximum, d > max { throw Mismatch(message: "\(d) is above the declared maximum \(max)") }
+    static func checkRange(_ value: ExactDecimal, shown: String, _ f: CollectionDeclaration.Field) throws {
+        if let min = f.minimum, let m = ExactDecimal(exactly: min), value < m { throw Mismatch(message: "\(shown) is below the declared minimum \(min)") }
+        if let max = f.maximum, let m = ExactDecimal(exactly: max), m < value { throw Mismatch(message: "\(shown) is above the declared maximum \(max)") }
     }
 
     static func isAbsoluteURL(_ s: String) -> Bool {

@@ -66,7 +66,10 @@ public struct StrictObject {
     public mutating func double(_ key: String, default def: Double? = nil) throws -> Double {
         used.insert(key)
         switch object[key] {
-        case .number(let n)?: return n.double
+        case .number(let n)?:
+            // 1e400 is valid JSON but no double: it would reach the outputs as infinity.
+            guard n.double.isFinite else { throw fail(key, "\(n) is beyond the range of a number") }
+            return n.double
         case nil: if let def { return def }; throw fail(key, "is required (a number)")
         case let v?: throw fail(key, "expected a number, found \(v.typeName)")
         }

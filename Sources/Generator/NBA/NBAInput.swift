@@ -106,7 +106,10 @@ struct NBAData {
         }
         func num<T>(_ r: CSVRecord, _ i: Int, _ file: String, _ field: String, _ f: (String) -> T?) throws -> T {
             let s = i < r.fields.count ? r.fields[i].trimmingCharacters(in: .whitespaces) : ""
-            guard let v = f(s) else { throw BuildError(file: file, line: r.line, field: field, "expected a number, found \(Excerpt.quote(s))") }
+            // Double("nan") and Double("inf") parse; neither is a number an output can carry.
+            guard let v = f(s), (v as? Double)?.isFinite != false else {
+                throw BuildError(file: file, line: r.line, field: field, "expected a number, found \(Excerpt.quote(s))")
+            }
             return v
         }
         guard let (teams, tf) = try table("teams.csv") else { throw BuildError(file: display(dir.appendingPathComponent("teams.csv")), "file not found") }

@@ -15,12 +15,63 @@ final class SummaryTests: XCTestCase {
             if let n = try JSONReader.parse(String(line))["price"]?.numberValue { prices.append(n) }
         }
         XCTAssertGreaterThan(prices.count, 4000)
-        XCTAssertEqual(SummaryOutput.exactSum(prices), decimalSum(prices))
+        XCTAssertEqual(SummaryOutput.exactSum(prices), ExactDecimal(exactly: decimalSum(prices)))
         for extra in [["0.1", "0.2"], ["-2.50", "1"], ["1e3", "2"], ["12345678901234567890", "1"], ["0.0000001", "3"],
                       ["9223372036854775807", "1"], ["99999999999999999", "99999999999999999"], ["1.5", "2.25", "-0.75"]] {
             let list = extra.map { JSONNumber(literal: $0) }
-            XCTAssertEqual(SummaryOutput.exactSum(list), decimalSum(list), "\(extra)")
+            XCTAssertEqual(SummaryOutput.exactSum(list), ExactDecimal(exactly: decimalSum(list)), "\(extra)")
         }
-        XCTAssertEqual(SummaryOutput.exactSum([]), 0)
+        XCTAssertEqual(SummaryOutput.exactSum([]), .zero)
+        // Past Decimal's 38 digits the sum stays exact (Decimal rounds 1e40 + 0.01, and has no 1e160 at all).
+        XCTAssertEqual(SummaryOutput.exactSum(["1e40", "0.01"].map { JSONNumber(literal: $0) }).description, "1" + String(repeating: "0", count: 40) + ".01")
+        XCTAssertEqual(SummaryOutput.exactSum(["1e160", "7.97", "0.01"].map { JSONNumber(literal: $0) }).description, "1" + String(repeating: "0", count: 159) + "7.98")
+    }
+
+    func build(_ prices: [String]) throws -> (out: URL, summary: JSON) {
+        let lines = prices.enumerated().map { TestSupport.productLine("p\($0.offset)", price: $0.element) }
+        let input = TestSupport.makeInput(files: ["catalog/products.jsonl": lines.joined(separator: "\n") + "\n",
+                                                  "catalog/categories.json": TestSupport.categoriesJSON])
+        let out = TestSupport.tempDir("sum").appendingPathComponent("dist")
+        _ = try Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        return (out, try JSONReader.parse(Data(contentsOf: out.appendingPathComponent("SUMMARY.json"))))
+    }
+
+    /// A price of 1e160 once made the average NaN (written as such, exit 0). Now the average is the exact mean rounded
+    /// half to even to cents: (10^160 + 7.97 + 0.01) / 3 = 333…3335.99333…, by hand: 158 threes, then 35.99.
+    func testHugePriceGivesAnExactAverageAndAValidTree() throws {
+        let (out, summary) = try build(["1e160", "7.97", "0.01"])
+        XCTAssertEqual(summary["priceRange"]?["average"]?.numberValue?.description, String(repeating: "3", count: 158) + "35.99")
+        XCTAssertEqual(summary["priceRange"]?["max"]?.numberValue?.description, "1e160")
+        XCTAssertEqual(summary["priceRange"]?["min"]?.numberValue?.description, "0.01")
+        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
+        let judged = try TestSupport.run(["python3", checkDist.path, out.path])
+        XCTAssertEqual(judged.status, 0, String(judged.output.suffix(1500)))
+        let validated = try TestSupport.runCLI(["validate", out.path])
+        XCTAssertEqual(validated.status, 0, validated.output)
+    }
+
+    /// Cents, half to even, from the exact mean: 0.125 → 0.12, 0.135 → 0.14, 0.145 → 0.14 (and 2/3 → 0.67).
+    func testAverageRoundsHalfToEvenAtCents() throws {
+        for (prices, expected) in [(["0.12", "0.13"], "0.12"), (["0.13", "0.14"], "0.14"), (["0.14", "0.15"], "0.14"),
+                                   (["1", "1", "0"], "0.67"), (["19.99"], "19.99")] {
+            XCTAssertEqual(try build(prices).summary["priceRange"]?["average"]?.numberValue?.description, expected, "\(prices)")
+        }
+    }
+
+    /// 1e308 (and anything an exact decimal cannot carry) is an input error naming file, line and field; the previous
+    /// tree is left as it was.
+    func testPriceBeyondExactDecimalIsAnInputError() throws {
+        let (out, _) = try build(["19.99"])
+        let before = TestSupport.snapshot(out)
+        for (price, says) in [("1e308", "too large"), ("123456789012345678901234567890123456789.5", "40 significant digits"),
+                              ("1e-200", "decimal place"), ("1e400", "too large")] {
+            let lines = [TestSupport.productLine("a"), TestSupport.productLine("b", price: price)].joined(separator: "\n") + "\n"
+            let input = TestSupport.makeInput(files: ["catalog/products.jsonl": lines, "catalog/categories.json": TestSupport.categoriesJSON])
+            XCTAssertThrowsError(try Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000)), price) { e in
+                let text = "\(e)"
+                for m in ["products.jsonl:2", "field 'price'", says] { XCTAssertTrue(text.contains(m), "\(price): expected '\(m)' in \(text)") }
+            }
+            XCTAssertEqual(TestSupport.snapshot(out), before, price)
+        }
     }
 }

@@ -27,7 +27,7 @@ enum AuctionOutputs {
         .obj([
             "parcelId": .string(p.parcelId), "amount": .number(JSONNumber(p.amount)), "acreage": .double(p.acreage ?? 0),
             "pricePerAcre": .double(p.pricePerAcre ?? 0), "waterScore": .double(p.waterScore), "investmentScore": .double(p.investmentScore),
-            "estimatedAllInCost": .number(JSONNumber(p.allInCost)), "assessedValue": .number(JSONNumber(p.assessedValue ?? 0)),
+            "estimatedAllInCost": .number(p.allInCost.json), "assessedValue": .number(JSONNumber(p.assessedValue ?? 0)),
             "assessedValueRatio": .double(p.assessedRatio),
             "description": p.description.isEmpty ? .null : .string(p.description), "county": .string(p.county),
             "ownerName": .optional(p.owner), "yearSold": .optional(p.yearSold), "rank": .int(p.rank),

@@ -30,11 +30,12 @@ struct CountyOutputs: AuctionOutput {
             files.append(OutputFile(path: path, json: .array(parcels.map { AuctionOutputs.json($0, m) }), kind: Self.county, stampsBuildTime: stamps))
             let ppas = parcels.compactMap(\.pricePerAcre).sorted()
             let median: JSON = ppas.isEmpty ? .null : .double(ppas.count % 2 == 1 ? ppas[ppas.count / 2] : (ppas[ppas.count / 2 - 1] + ppas[ppas.count / 2]) / 2)
-            let total = parcels.reduce(Decimal(0)) { $0 + $1.amount }
+            // Exact at any size: a Decimal sum rounds past 38 digits.
+            let total = parcels.reduce(ExactDecimal.zero) { $0 + (ExactDecimal(exactly: $1.amount) ?? .zero) }
             let mean = AuctionScoring.pythonRound1(parcels.map(\.investmentScore).reduce(0, +) / Double(parcels.count))
             entries.append(.obj([
                 "county": .string(county), "slug": .string(slug), "path": .string(path), "parcels": .int(parcels.count),
-                "totalBid": .number(JSONNumber(total)), "medianPricePerAcre": median, "meanScore": .double(mean),
+                "totalBid": .number(total.json), "medianPricePerAcre": median, "meanScore": .double(mean),
                 "parcelsWithWater": .int(parcels.filter { $0.waterScore > 0 }.count),
             ]))
         }

@@ -37,12 +37,9 @@ struct SummaryOutput: CatalogOutput {
             return .obj(["id": .string(d.path), "name": .string(d.name), "productCount": .int(m.subtreeProducts[d.id]?.count ?? 0),
                          "subcategories": .int(descendants)])
         }
-        // Exact sum of decimal prices, then one rounding for the average.
+        // Exact sum of decimal prices (any size), then one rounding for the average: to cents, half to even.
         let prices = m.products.compactMap(\.price)
-        let total = Self.exactSum(prices)
-        var avg = prices.isEmpty ? Decimal(0) : total / Decimal(prices.count)
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &avg, 2, .bankers)
+        let average = prices.isEmpty ? nil : Self.exactSum(prices).divided(by: prices.count, places: Self.averagePlaces)
         let anomalies: [JSON] = m.report.filter { $0.policy != nil && $0.key != "products read" }.map {
             .obj(["what": .string($0.key), "count": .int($0.count), "policy": .string($0.policy!)])
         }
@@ -55,42 +52,45 @@ struct SummaryOutput: CatalogOutput {
             ]),
             "priceRange": .obj([
                 "min": prices.min().map(JSON.number) ?? .null, "max": prices.max().map(JSON.number) ?? .null,
-                "average": prices.isEmpty ? .null : .number(JSONNumber(rounded)),
+                "average": average.map { .number($0.json) } ?? .null,
             ]),
             "topBrands": .array(topBrands), "departments": .array(departments), "anomalies": .array(anomalies),
         ])
         return [OutputFile(path: "SUMMARY.json", json: json, kind: Self.kind)]
     }
 
+    /// `priceRange.average` is the exact mean rounded half to even to this many decimal places (cents).
+    static let averagePlaces = 2
+
     /// The exact sum of the prices: as integers scaled to the most decimals any price has (the usual case: plain
-    /// decimals, a few digits), else through Foundation's Decimal (slow: it parses each literal).
-    static func exactSum(_ prices: [JSONNumber]) -> Decimal {
-        func decimalSum() -> Decimal { prices.reduce(Decimal(0)) { $0 + $1.decimal } }
+    /// decimals, a few digits), else digit by digit (exponents, long literals, sums past Int).
+    static func exactSum(_ prices: [JSONNumber]) -> ExactDecimal {
+        func slowSum() -> ExactDecimal { ExactDecimal.sum(prices) }
         var scaled: [(units: Int, decimals: Int)] = []
         scaled.reserveCapacity(prices.count)
         var most = 0
         for p in prices {
-            // -?digits(.digits)? with at most 17 digits in all; anything else (exponents, long literals) goes to Decimal.
+            // -?digits(.digits)? with at most 17 digits in all; anything else (exponents, long literals) is summed digit by digit.
             var units = 0, decimals = 0, digits = 0, negative = false, point = false
             for (k, b) in p.description.utf8.enumerated() {
                 if b == UInt8(ascii: "-") && k == 0 { negative = true; continue }
                 if b == UInt8(ascii: ".") && !point { point = true; continue }
-                guard b >= 0x30 && b <= 0x39, digits < 17 else { return decimalSum() }
+                guard b >= 0x30 && b <= 0x39, digits < 17 else { return slowSum() }
                 units = units * 10 + Int(b - 0x30); digits += 1
                 if point { decimals += 1 }
             }
             scaled.append((negative ? -units : units, decimals))
             most = max(most, decimals)
         }
-        guard most <= 6 else { return decimalSum() }
+        guard most <= 6 else { return slowSum() }
         var sum = 0
         for (units, decimals) in scaled {
             var v = units
-            for _ in decimals..<most { let (x, o) = v.multipliedReportingOverflow(by: 10); if o { return decimalSum() }; v = x }
+            for _ in decimals..<most { let (x, o) = v.multipliedReportingOverflow(by: 10); if o { return slowSum() }; v = x }
             let (t, o) = sum.addingReportingOverflow(v)
-            if o { return decimalSum() }
+            if o { return slowSum() }
             sum = t
         }
-        return Decimal(sign: sum < 0 ? .minus : .plus, exponent: -most, significand: Decimal(sum.magnitude))
+        return ExactDecimal(units: sum, scale: most)
     }
 }

@@ -91,19 +91,15 @@ struct CollectionIndexOutput: CollectionOutput {
     }
 
     static func stats(_ numbers: [JSONNumber], _ k: (String) -> String) -> JSON {
-        let values = numbers.map(\.decimal)
-        let sum = values.reduce(Decimal(0), +)
-        var mean: JSON = .null
-        if !values.isEmpty {
-            var m = sum / Decimal(values.count), r = Decimal()
-            NSDecimalRound(&r, &m, meanScale, .bankers)
-            mean = .number(JSONNumber(r))
-        }
+        // Exact at any size and precision (Decimal rounds past 38 digits, and 1e300 has no Decimal at all).
+        let values = numbers.map(ExactDecimal.init)
+        let sum = values.reduce(ExactDecimal.zero, +)
+        let mean: JSON = values.isEmpty ? .null : .number(sum.divided(by: values.count, places: meanScale).json)
         return .object(JSONObject([
             (k("count"), .int(values.count)),
-            (k("min"), values.min().map { .number(JSONNumber($0)) } ?? .null),
-            (k("max"), values.max().map { .number(JSONNumber($0)) } ?? .null),
-            (k("sum"), .number(JSONNumber(sum))), (k("mean"), mean),
+            (k("min"), values.min().map { .number($0.json) } ?? .null),
+            (k("max"), values.max().map { .number($0.json) } ?? .null),
+            (k("sum"), .number(sum.json)), (k("mean"), mean),
         ]))
     }
 }
