@@ -60,8 +60,8 @@ struct BuildCommand: ParsableCommand {
         // What a failure leaves: the previous tree as it was, or no tree at all.
         let hadTree = FileManager.default.fileExists(atPath: out)
         let unchanged = hadTree ? "\(out) was left unchanged" : "nothing was written to \(out)"
-        let options = BuildOptions(input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: out),
-                                   previous: previous.map { URL(fileURLWithPath: $0) },
+        let options = BuildOptions(input: OutputGuard.fileURL(input), output: OutputGuard.fileURL(out),
+                                   previous: previous.map { OutputGuard.fileURL($0) },
                                    threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows,
                                    lockWait: wait)
         let started = Date()

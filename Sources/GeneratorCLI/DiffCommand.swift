@@ -25,7 +25,7 @@ struct DiffCommand: ParsableCommand {
 
     func run() throws {
         let diff: TreeDiff
-        do { diff = try TreeDiff.compare(old: URL(fileURLWithPath: old), new: URL(fileURLWithPath: new)) } catch {
+        do { diff = try TreeDiff.compare(old: OutputGuard.fileURL(old), new: OutputGuard.fileURL(new)) } catch {
             // A symlink, special file or unsafe path in either tree (never followed), or a tree that cannot be read.
             FileHandle.standardError.write(Data("error: \(TreeReader.terminalSafe("\(error)"))\n".utf8))
             throw ExitCode(2)

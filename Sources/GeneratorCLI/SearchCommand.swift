@@ -20,7 +20,7 @@ struct SearchCommand: ParsableCommand {
 
     func run() throws {
         let outcome: TreeSearch.Outcome
-        do { outcome = try TreeSearch.run(dist: URL(fileURLWithPath: dist), query: query, index: index, limit: max(1, limit)) } catch {
+        do { outcome = try TreeSearch.run(dist: OutputGuard.fileURL(dist), query: query, index: index, limit: max(1, limit)) } catch {
             // E.g. an index file that is a symlink or FIFO (never opened) or a shard path that leaves the tree.
             FileHandle.standardError.write(Data("error: \(TreeReader.terminalSafe("\(error)"))\n".utf8))
             throw ExitCode(2)

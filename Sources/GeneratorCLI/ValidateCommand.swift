@@ -22,7 +22,7 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let report: TreeValidation.Report
-        do { report = try TreeValidation.check(URL(fileURLWithPath: dist)) } catch {
+        do { report = try TreeValidation.check(OutputGuard.fileURL(dist)) } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(2)
         }

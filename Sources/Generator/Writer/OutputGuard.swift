@@ -15,7 +15,7 @@ public enum OutputGuard {
     /// Why a path was refused, and what to do instead.
     public struct Refusal: Error, CustomStringConvertible, Sendable, Equatable {
         public enum Problem: Sendable, Equatable {
-            case empty, root, home, containsHome, currentFolder, containsCurrentFolder
+            case empty, tilde, root, home, containsHome, currentFolder, containsCurrentFolder
             case inputFolder, containsInput, insideInput
             case containsPrevious, insidePrevious
             case notAFolder, underAFile, unresolvable, notOurTree, notATree
@@ -32,6 +32,7 @@ public enum OutputGuard {
         public var reason: String {
             switch problem {
             case .empty: return "the path is empty (it would mean the current folder)"
+            case .tilde: return "it begins with '~', which the shell did not expand (Foundation would take it as a home folder)"
             case .root: return "it is the root folder"
             case .home: return "it is your home folder"
             case .containsHome: return "it contains your home folder"
@@ -54,6 +55,7 @@ public enum OutputGuard {
             switch (role, problem) {
             case (.output, .empty): return "give a folder, e.g. --out dist"
             case (.previous, .empty): return "give the folder of a tree built earlier, or leave --previous out"
+            case (_, .tilde): return "write the path in full (e.g. \"$HOME/dist\", unquoted ~/dist) or without '~'"
             case (.output, .inputFolder), (.output, .containsInput), (.output, .insideInput):
                 return "choose an output folder outside the input folder, e.g. --out dist"
             case (.output, .notAFolder), (.output, .underAFile):
@@ -94,6 +96,10 @@ public enum OutputGuard {
             Refusal(role: role, path: path, problem: problem, resolved: resolved)
         }
         guard !output.isEmpty else { throw refuse(.output, output, .empty) }
+        // URL(fileURLWithPath:) expands a leading "~" or "~user" to a home folder (from the password database, not
+        // $HOME), so "~" checked here as ./~ would be written to the home folder: such paths are refused outright.
+        if output.hasPrefix("~") { throw refuse(.output, output, .tilde) }
+        if let previous, previous.hasPrefix("~") { throw refuse(.previous, previous, .tilde) }
         let inputPath = resolve(input, cwd: cwd).path ?? absolute(input, cwd: cwd)
         let here = resolve(".", cwd: cwd).path ?? cwd
 
@@ -116,7 +122,9 @@ public enum OutputGuard {
         let r = resolve(output, cwd: cwd)
         guard let out = r.path else { throw refuse(.output, output, r.problem ?? .unresolvable) }
         if relation(out, "/") == .same { throw refuse(.output, output, .root, out) }
-        if let home, !home.isEmpty, let h = resolve(home, cwd: cwd).path {
+        // $HOME and the password database's home folder (they differ under sudo, in CI and in tests).
+        for home in [home, accountHome()].compactMap({ $0 }) where !home.isEmpty {
+            guard let h = resolve(home, cwd: cwd).path else { continue }
             switch relation(out, h) {
             case .same: throw refuse(.output, output, .home, out)
             case .contains: throw refuse(.output, output, .containsHome, out)
@@ -161,6 +169,18 @@ public enum OutputGuard {
     }
 
     /// `path` made absolute against `cwd`, without touching the file system.
+    /// The home folder of this process's user in the password database.
+    static func accountHome() -> String? {
+        guard let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir else { return nil }
+        return String(cString: dir)
+    }
+
+    /// A file URL for a path given on the command line, relative to the current folder, with no tilde expansion
+    /// (`URL(fileURLWithPath: "~")` is the home folder). Every command builds its URLs through this.
+    public static func fileURL(_ path: String, cwd: String = FileManager.default.currentDirectoryPath) -> URL {
+        URL(fileURLWithPath: absolute(path, cwd: cwd))
+    }
+
     static func absolute(_ path: String, cwd: String) -> String {
         path.hasPrefix("/") ? path : (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
     }

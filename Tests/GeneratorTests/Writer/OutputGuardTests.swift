@@ -193,6 +193,32 @@ final class OutputGuardTests: XCTestCase {
         // Links are resolved before `..` (as the kernel does): link/.. is data, link/../.. is the current folder.
         XCTAssertEqual(ok.output.path, work.resolvingSymlinksInPath().appendingPathComponent("dist").path)
     }
+    /// `URL(fileURLWithPath: "~")` is the home folder from the password database (not $HOME): a quoted "~" once
+    /// replaced the real home folder with a tree. Such paths are refused. The input here is broken on purpose, so a
+    /// regression fails reading it (exit 1) before it could stage anything.
+    func testAnUnexpandedTildeIsRefused() throws {
+        let input = TestSupport.makeInput(files: [:])
+        try Data("{ not json".utf8).write(to: input.appendingPathComponent("site.json"))
+        let sandbox = TestSupport.tempDir("tilde"), home = TestSupport.tempDir("home")
+        for args in [["--out", "~"], ["--out", "~/dist"], ["--out", "~root"], ["--out", "dist", "--previous", "~"]] {
+            let r = try TestSupport.runCLI(["build", "--input", input.path] + args, cwd: sandbox, env: ["HOME": home.path])
+            XCTAssertEqual(r.status, 2, "\(args): \(r.output)")
+            XCTAssertTrue(r.output.contains("which the shell did not expand"), r.output)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: sandbox.path), [])
+        // Command-line paths become URLs without tilde expansion.
+        XCTAssertEqual(OutputGuard.fileURL("~", cwd: "/tmp/x").path, "/tmp/x/~")
+        XCTAssertEqual(OutputGuard.fileURL("a/~b", cwd: "/tmp/x").path, "/tmp/x/a/~b")
+    }
+
+    /// The account's home folder counts as home even when $HOME says otherwise.
+    func testTheAccountsHomeIsRefusedWhateverHOMESays() throws {
+        guard let home = OutputGuard.accountHome(), home != "/" else { throw XCTSkip("no home folder in the password database") }
+        let input = OutputGuardTests.smallInput()
+        XCTAssertThrowsError(try OutputGuard.check(output: home, input: input.path, cwd: "/tmp", home: "/nonexistent")) { e in
+            XCTAssertEqual((e as? OutputGuard.Refusal)?.problem, .home)
+        }
+    }
 }
 
 /// What a failed build says it left: the previous tree unchanged, or nothing at all when there was none.
@@ -213,4 +239,5 @@ final class BuildFailureMessageTests: XCTestCase {
         XCTAssertEqual(again.status, 1, again.output)
         XCTAssertTrue(again.output.contains("\(out.path) was left unchanged"), again.output)
     }
+
 }
