@@ -169,7 +169,9 @@ public enum Build {
         summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.size) })
 
         // Manifest: compare with the previous release; identical content creates no version and writes nothing.
-        let digest = contentDigest(zip(files, rendered).filter { !$0.0.stampsBuildTime }.map { ($0.1.path, $0.1.sha256) })
+        let digest = contentDigest(zip(files, rendered).compactMap { f, r in
+            f.stampsBuildTime ? f.contentKey.map { (r.path, $0) } : (r.path, r.sha256)
+        })
         stage("check")
         if let previous, previous.contentDigest == digest, options.previous == nil || options.previous == options.output {
             summary.changed = false

@@ -56,6 +56,9 @@ public struct OutputFile: Sendable {
     /// True when the file carries the build time (so it changes with SOURCE_DATE_EPOCH alone) or only restates
     /// the other files (openapi.json). Release logic ignores such files when deciding whether content changed.
     public let stampsBuildTime: Bool
+    /// For a file that stamps the build time but also carries content of its own (app-config.json's versions and
+    /// features): a digest of that content without the time, so a change to it still makes a release.
+    public var contentKey: String? = nil
 
     public init(path: String, json: JSON, kind: OutputKind, stampsBuildTime: Bool = false) {
         self.path = path; self.content = .json(json); self.kind = kind; self.stampsBuildTime = stampsBuildTime
@@ -82,15 +85,23 @@ public struct OutputFile: Sendable {
         case .streamed(_, let write):
             let s = JSONStream()
             try write(s)
-            return OutputFile(path: path, content: .streamed(weight: 1, write: { [bytes = s.bytes] in $0.raw(bytes) }), kind: kind, stampsBuildTime: stampsBuildTime)
+            var f = OutputFile(path: path, content: .streamed(weight: 1, write: { [bytes = s.bytes] in $0.raw(bytes) }), kind: kind, stampsBuildTime: stampsBuildTime)
+            f.contentKey = contentKey
+            return f
         default: return self
         }
         guard let json = try content.json() else { return self }
-        return OutputFile(path: path, content: .json(json), kind: kind, stampsBuildTime: stampsBuildTime)
+        var f = OutputFile(path: path, content: .json(json), kind: kind, stampsBuildTime: stampsBuildTime)
+        f.contentKey = contentKey
+        return f
     }
 
     /// The same file without its content (once serialised, only its path, kind and flags are needed).
-    func withoutContent() -> OutputFile { OutputFile(path: path, content: .bytes([]), kind: kind, stampsBuildTime: stampsBuildTime) }
+    func withoutContent() -> OutputFile {
+        var f = OutputFile(path: path, content: .bytes([]), kind: kind, stampsBuildTime: stampsBuildTime)
+        f.contentKey = contentKey
+        return f
+    }
 }
 
 /// What a domain hands back: its files, the kinds they use and its lines of the build summary.

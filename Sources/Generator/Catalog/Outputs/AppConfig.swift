@@ -45,15 +45,21 @@ struct AppConfigOutput: CatalogOutput {
             "featuredContent": .string(c.url("featured-content.json")), "offlineCatalog": .string(c.url("offline-catalog.json")),
             "updateManifest": .string(c.url("update-manifest.json")), "deeplinkMap": .string(c.url("deeplink-map.json")),
         ])
-        let json: JSON = .obj([
-            "appVersion": .string(s.appVersion), "minimumAppVersion": .string(s.minimumAppVersion),
-            "dataVersion": .string(c.model.dataVersion), "lastUpdated": .string(c.generatedAt),
-            "baseURL": .string(s.baseURL), "endpoints": endpoints,
-            "features": .object(JSONObject(s.features.map { ($0.0, JSON.bool($0.1)) })),
-            "caching": .obj(["strategy": .string(s.cachingStrategy), "ttl": .object(JSONObject(s.ttl.map { ($0.0, JSON.int($0.1)) }))]),
-            "images": .obj(["sizes": .object(JSONObject(s.imageSizes.map { ($0.0, JSON.string($0.1)) })),
-                            "defaultSize": .string(s.defaultImageSize)]),
-        ])
-        return [OutputFile(path: "app-config.json", json: json, kind: Self.kind, stampsBuildTime: true)]
+        var members: [(String, JSON)] = [
+            ("appVersion", .string(s.appVersion)), ("minimumAppVersion", .string(s.minimumAppVersion)),
+            ("dataVersion", .string(c.model.dataVersion)),
+            ("baseURL", .string(s.baseURL)), ("endpoints", endpoints),
+            ("features", .object(JSONObject(s.features.map { ($0.0, JSON.bool($0.1)) }))),
+            ("caching", .obj(["strategy": .string(s.cachingStrategy), "ttl": .object(JSONObject(s.ttl.map { ($0.0, JSON.int($0.1)) }))])),
+            ("images", .obj(["sizes": .object(JSONObject(s.imageSizes.map { ($0.0, JSON.string($0.1)) })),
+                             "defaultSize": .string(s.defaultImageSize)])),
+        ]
+        // Versions, features and settings are content of their own (a new minimumAppVersion must make a release);
+        // only lastUpdated is the build time, so the release logic compares the rest.
+        let key = Build.sha256Hex(try JSONWriter().bytes(.object(JSONObject(members))))
+        members.insert(("lastUpdated", .string(c.generatedAt)), at: 3)
+        var file = OutputFile(path: "app-config.json", json: .object(JSONObject(members)), kind: Self.kind, stampsBuildTime: true)
+        file.contentKey = key
+        return [file]
     }
 }
