@@ -9,6 +9,8 @@ NEW_TREE's update-manifest.json names the delta from OLD_TREE's version. Prints
 import hashlib, json, os, sys
 import jsonpatch
 
+if len(sys.argv) != 3:
+    sys.exit("usage: check-patches.py OLD_TREE NEW_TREE")
 old, new = sys.argv[1], sys.argv[2]
 manifest = json.load(open(os.path.join(new, "update-manifest.json")))
 delta_ref = manifest.get("delta")
