@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "Generator", targets: ["Generator"]),
         .library(name: "Schemas", targets: ["Schemas"]),
         .library(name: "Indexer", targets: ["Indexer"]),
+        // For apps: keeps a local copy of a published tree in sync (Foundation and swift-crypto only).
+        .library(name: "TreeClient", targets: ["TreeClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,12 +22,13 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "Schemas", resources: [.copy("MetaSchemas")]),
         .target(name: "Indexer", dependencies: ["Schemas"]),
+        .target(name: "TreeClient", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Generator", dependencies: [
-            "Schemas", "Indexer", "CZlib",
+            "Schemas", "Indexer", "CZlib", "TreeClient",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "GeneratorCLI", dependencies: [
-            "Generator",
+            "Generator", "TreeClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "SchemasTests", dependencies: ["Schemas"]),
