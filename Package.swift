@@ -33,6 +33,9 @@ let package = Package(
         ]),
         .testTarget(name: "SchemasTests", dependencies: ["Schemas"]),
         .testTarget(name: "IndexerTests", dependencies: ["Indexer", "Schemas"]),
-        .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer"]),
+        // Runs scripts/fault-server.py for the tests that download trees over real HTTP.
+        .target(name: "FaultServerSupport", dependencies: ["TreeClient"], path: "Tests/FaultServerSupport"),
+        .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer", "TreeClient", "FaultServerSupport"]),
+        .testTarget(name: "TreeClientTests", dependencies: ["TreeClient", "FaultServerSupport"]),
     ]
 )

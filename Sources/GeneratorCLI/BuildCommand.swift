@@ -43,7 +43,7 @@ struct BuildCommand: ParsableCommand {
     @Flag(name: .customLong("first-release"), help: "Start a new release history at version 1, reading no previous release (installed apps will not update past their version: only for a new site).")
     var firstRelease = false
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a request to the site given with --previous may wait for data before it is retried.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Seconds (whole, at least 1) a request to the site given with --previous may wait for data before it is retried.", valueName: "seconds"))
     var timeout: Double = 30
 
     @Option(name: .long, help: ArgumentHelp("Further attempts for a request to the site that failed in a way that may pass (timeout, 5xx, cut connection).", valueName: "n"))

@@ -23,7 +23,7 @@ struct SyncCommand: ParsableCommand {
     @Argument(help: "The site's base URL (the folder holding update-manifest.json), http:// or https://.") var url: String
     @Argument(help: "The local copy to create or update.") var dir: String
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a request may wait for data before it is retried.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Seconds (whole, at least 1) a request may wait for data before it is retried.", valueName: "seconds"))
     var timeout: Double = 30
 
     @Option(name: .long, help: ArgumentHelp("Further attempts for a request that failed in a way that may pass (timeout, 5xx, cut connection, wrong bytes).", valueName: "n"))

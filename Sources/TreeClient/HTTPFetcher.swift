@@ -12,7 +12,8 @@ import Crypto
 /// URLSession's own queue. Nothing is cached: conditional requests are made explicitly with `ifNoneMatch`.
 public final class HTTPFetcher: @unchecked Sendable {
     public struct Configuration: Sendable {
-        /// Seconds a request may wait for the next bytes (connecting, the first byte, or between bytes).
+        /// Seconds a request may wait for the next bytes (connecting, the first byte, or between bytes). Whole
+        /// seconds, at least 1: URLSession on Linux drops the fraction (and would time out at once below 1).
         public var timeout: TimeInterval
         /// Seconds a whole download may take, however steadily it trickles in.
         public var resourceTimeout: TimeInterval
@@ -25,7 +26,7 @@ public final class HTTPFetcher: @unchecked Sendable {
 
         public init(timeout: TimeInterval = 30, resourceTimeout: TimeInterval = 600, retries: Int = 3,
                     backoff: TimeInterval = 0.25, maxParallel: Int = 8) {
-            self.timeout = timeout; self.resourceTimeout = resourceTimeout
+            self.timeout = max(1, timeout.rounded(.up)); self.resourceTimeout = max(1, resourceTimeout.rounded(.up))
             self.retries = max(0, retries); self.backoff = max(0, backoff); self.maxParallel = max(1, maxParallel)
         }
     }

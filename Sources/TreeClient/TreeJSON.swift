@@ -60,9 +60,12 @@ public indirect enum TreeJSON: Sendable {
     }
 
     /// Strict RFC 8259: UTF-8, no duplicate keys, nothing after the value, at most 512 levels deep.
-    public static func parse(_ bytes: [UInt8]) throws -> TreeJSON {
+    public static func parse(_ bytes: [UInt8]) throws -> TreeJSON { try parse(bytes, duplicateKeys: false) }
+
+    /// `duplicateKeys`: keep every member of an object that repeats a key (only tests read such text).
+    static func parse(_ bytes: [UInt8], duplicateKeys: Bool) throws -> TreeJSON {
         try bytes.withUnsafeBufferPointer { buffer in
-            var p = Parser(buf: buffer)
+            var p = Parser(buf: buffer, duplicateKeys: duplicateKeys)
             if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { p.pos = 3 }
             p.skipSpace()
             let v = try p.value(depth: 0)
@@ -74,6 +77,7 @@ public indirect enum TreeJSON: Sendable {
 
     private struct Parser {
         let buf: UnsafeBufferPointer<UInt8>
+        let duplicateKeys: Bool
         var pos = 0
 
         func error(_ m: String) -> SyntaxError { SyntaxError(offset: pos, message: m) }
@@ -96,7 +100,7 @@ public indirect enum TreeJSON: Sendable {
                     skipSpace()
                     guard pos < buf.count, buf[pos] == UInt8(ascii: "\"") else { throw error("expected a key") }
                     let key = try string()
-                    guard keys.insert(key).inserted else { throw error("duplicate key \"\(TreePath.shown(key, limit: 40))\"") }
+                    guard keys.insert(key).inserted || duplicateKeys else { throw error("duplicate key \"\(TreePath.shown(key, limit: 40))\"") }
                     skipSpace()
                     guard pos < buf.count, buf[pos] == UInt8(ascii: ":") else { throw error("expected ':'") }
                     pos += 1
