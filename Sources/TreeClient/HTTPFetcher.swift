@@ -143,40 +143,66 @@ public final class HTTPFetcher: @unchecked Sendable {
                                progress: ((Int, Int) -> Void)? = nil,
                                body: (Item, [UInt8]) throws -> Void) throws {
         guard !items.isEmpty else { return }
-        let state = NSLock()
-        var next = 0, done = 0
-        var firstError: Error?
-        let workers = min(configuration.maxParallel, items.count)
-        withoutActuallyEscaping(url) { url in
-        withoutActuallyEscaping(expected) { expected in
-        withoutActuallyEscaping(body) { body in
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                while true {
-                    state.lock()
-                    if firstError != nil || next == items.count { state.unlock(); return }
-                    let i = next
-                    next += 1
-                    state.unlock()
-                    do {
-                        let r = try fetch(url(items[i]), expected: expected(items[i]), cancelled: {
-                            state.lock(); defer { state.unlock() }; return firstError != nil
-                        })
-                        try body(items[i], r.body)
-                        state.lock(); done += 1; let d = done; state.unlock()
-                        progress?(d, items.count)
-                    } catch {
-                        state.lock()
-                        // A cancellation is the consequence of the first failure, never the one reported.
-                        if firstError == nil { firstError = error }
-                        state.unlock()
-                        return
-                    }
+        try withoutActuallyEscaping(url) { url in
+        try withoutActuallyEscaping(expected) { expected in
+        try withoutActuallyEscaping(body) { body in
+            let work = Batch(items: items, url: url, expected: expected, body: body, progress: progress)
+            // Threads of their own: each one mostly waits on the network, and Dispatch's concurrentPerform would run
+            // no more of them than there are cores. All are joined before the closures go out of scope.
+            let finished = DispatchGroup()
+            for _ in 0..<min(configuration.maxParallel, items.count) {
+                finished.enter()
+                Thread.detachNewThread { [self] in
+                    work.run(with: self)
+                    finished.leave()
+                }
+            }
+            finished.wait()
+            if let e = work.firstError { throw e }
+        }
+        }
+        }
+    }
+
+    /// The shared state of one `fetchAll`: the next item to take, how many are done, the first failure.
+    private final class Batch<Item>: @unchecked Sendable {
+        let items: [Item]
+        let url: (Item) -> URL
+        let expected: (Item) -> Expected?
+        let body: (Item, [UInt8]) throws -> Void
+        let progress: ((Int, Int) -> Void)?
+        private let lock = NSLock()
+        private var next = 0, done = 0
+        private var failure: Error?
+
+        init(items: [Item], url: @escaping (Item) -> URL, expected: @escaping (Item) -> Expected?,
+             body: @escaping (Item, [UInt8]) throws -> Void, progress: ((Int, Int) -> Void)?) {
+            self.items = items; self.url = url; self.expected = expected; self.body = body; self.progress = progress
+        }
+
+        var firstError: Error? { lock.lock(); defer { lock.unlock() }; return failure }
+
+        func run(with fetcher: HTTPFetcher) {
+            while true {
+                lock.lock()
+                if failure != nil || next == items.count { lock.unlock(); return }
+                let i = next
+                next += 1
+                lock.unlock()
+                do {
+                    let r = try fetcher.fetch(url(items[i]), expected: expected(items[i]), cancelled: { self.firstError != nil })
+                    try body(items[i], r.body)
+                    lock.lock(); done += 1; let d = done; lock.unlock()
+                    progress?(d, items.count)
+                } catch {
+                    lock.lock()
+                    // A cancellation is the consequence of the first failure, never the one reported.
+                    if failure == nil { failure = error }
+                    lock.unlock()
+                    return
                 }
             }
         }
-        }
-        }
-        if let firstError { throw firstError }
     }
 
     private func count(_ n: Int) { lock.lock(); received += n; lock.unlock() }

@@ -198,7 +198,9 @@ public indirect enum TreeJSON: Sendable {
             }
             out.append(contentsOf: buf[runStart..<pos])
             pos += 1
-            guard let s = String(validating: out, as: UTF8.self) else { throw error("a string that is not UTF-8") }
+            // (String(validating:) needs the Swift 6 runtime: apps on older systems use this library too.)
+            let s = String(decoding: out, as: UTF8.self)
+            guard s.utf8.elementsEqual(out) else { throw error("a string that is not UTF-8") }
             return s
         }
 
