@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "StaticJSONCompiler",
-    platforms: [.macOS(.v13)],
+    // iOS for apps using TreeClient (its async API needs iOS 13; 15 is what apps target today).
+    platforms: [.macOS(.v13), .iOS(.v15)],
     products: [
         .executable(name: "generator", targets: ["GeneratorCLI"]),
         .library(name: "Generator", targets: ["Generator"]),

@@ -40,7 +40,7 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Previous release to continue from: a tree built earlier, or the live site's URL (http(s)://…/, read over HTTP). Default: the output folder's own.", valueName: "folder-or-url"))
     var previous: String?
 
-    @Flag(name: .customLong("first-release"), help: "Start a new release history at version 1, reading no previous release (installed apps will not update past their version: only for a new site).")
+    @Flag(name: .customLong("first-release"), help: "Start a new release history at version 1, reading no previous release (apps already on a higher version refuse the new history until it passes their version).")
     var firstRelease = false
 
     @Option(name: .long, help: ArgumentHelp("Seconds (whole, at least 1) a request to the site given with --previous may wait for data before it is retried.", valueName: "seconds"))

@@ -180,6 +180,10 @@ final class RemotePreviousTests: XCTestCase {
         let refused = try build(ReleaseLoop.input2, out: existing, ["--previous", url, "--retries", "0"])
         XCTAssertEqual(refused.status, 1, refused.output)
         XCTAssertTrue(refused.output.contains("connection refused"), refused.output)
+        // A name that never resolves (.invalid is reserved for that).
+        let unknown = try build(ReleaseLoop.input2, out: existing, ["--previous", "https://no-such-site.invalid/repo/", "--retries", "0", "--timeout", "5"])
+        XCTAssertEqual(unknown.status, 1, unknown.output)
+        XCTAssertTrue(unknown.output.contains("https://no-such-site.invalid/repo/update-manifest.json"), unknown.output)
         XCTAssertEqual(ReleaseLoop.differences(TestSupport.snapshot(existing), before), [])
     }
 
