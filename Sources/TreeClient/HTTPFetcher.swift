@@ -139,29 +139,24 @@ public final class HTTPFetcher: @unchecked Sendable {
     /// Fetches every item with at most `maxParallel` requests in flight; `body` runs (on a worker thread) for each
     /// verified body. The first failure stops the rest (requests not yet started are not made) and is thrown.
     /// `progress` is told (on a worker thread) how many items are done.
-    public func fetchAll<Item>(_ items: [Item], url: (Item) -> URL, expected: (Item) -> Expected?,
+    public func fetchAll<Item>(_ items: [Item], url: @escaping (Item) -> URL, expected: @escaping (Item) -> Expected?,
                                progress: ((Int, Int) -> Void)? = nil,
-                               body: (Item, [UInt8]) throws -> Void) throws {
+                               body: @escaping (Item, [UInt8]) throws -> Void) throws {
         guard !items.isEmpty else { return }
-        try withoutActuallyEscaping(url) { url in
-        try withoutActuallyEscaping(expected) { expected in
-        try withoutActuallyEscaping(body) { body in
-            let work = Batch(items: items, url: url, expected: expected, body: body, progress: progress)
-            // Threads of their own: each one mostly waits on the network, and Dispatch's concurrentPerform would run
-            // no more of them than there are cores. All are joined before the closures go out of scope.
-            let finished = DispatchGroup()
-            for _ in 0..<min(configuration.maxParallel, items.count) {
-                finished.enter()
-                Thread.detachNewThread { [self] in
-                    work.run(with: self)
-                    finished.leave()
-                }
+        let work = Batch(items: items, url: url, expected: expected, body: body, progress: progress)
+        // Threads of their own: each one mostly waits on the network, and Dispatch's concurrentPerform would run no
+        // more of them than there are cores. (The closures are escaping: a finished thread may release them a moment
+        // after this returns.)
+        let finished = DispatchGroup()
+        for _ in 0..<min(configuration.maxParallel, items.count) {
+            finished.enter()
+            Thread.detachNewThread { [self] in
+                work.run(with: self)
+                finished.leave()
             }
-            finished.wait()
-            if let e = work.firstError { throw e }
         }
-        }
-        }
+        finished.wait()
+        if let e = work.firstError { throw e }
     }
 
     /// The shared state of one `fetchAll`: the next item to take, how many are done, the first failure.
