@@ -17,9 +17,11 @@ public final class FaultServer {
     public init(root: URL, maxSeconds: Int = 600) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path, root.path, "--max-seconds", String(maxSeconds)]
+        process.arguments = ["python3", Self.script.path, root.path, "--max-seconds", String(maxSeconds), "--stop-on-stdin-close"]
         let out = Pipe()
         process.standardOutput = out
+        // Held open by this process only: if the test process dies, the server sees its stdin close and stops.
+        process.standardInput = Pipe()
         process.standardError = FileHandle.nullDevice
         try process.run()
         // The first line is the port.

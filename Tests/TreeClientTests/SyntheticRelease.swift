@@ -77,10 +77,24 @@ func snapshot(_ root: URL) -> [String: Data]? {
     return out
 }
 
-/// A fresh folder for one test, removed at the end of the process.
+/// A fresh folder for one test, inside one folder per test process that is removed when the process exits (and, if
+/// it was killed, by the next run).
 func scratchFolder(_ name: String) -> URL {
-    let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
-    let url = base.appendingPathComponent("tree-client-tests-\(getpid())/\(name)-\(UUID().uuidString.prefix(8))")
+    let url = scratchRoot.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
     try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+private let scratchRoot: URL = {
+    let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? [] where name.hasPrefix("tree-client-tests-") {
+        if let pid = Int32(name.dropFirst("tree-client-tests-".count)), kill(pid, 0) != 0, errno == ESRCH {
+            try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
+        }
+    }
+    let url = base.appendingPathComponent("tree-client-tests-\(getpid())")
+    scratchRootPath = url.path
+    atexit { if let p = scratchRootPath { try? FileManager.default.removeItem(atPath: p) } }
+    return url
+}()
+nonisolated(unsafe) private var scratchRootPath: String?
