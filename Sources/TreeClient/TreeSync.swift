@@ -37,7 +37,7 @@ import FoundationNetworking
 /// let sync = TreeSync(site: site, directory: folder)
 /// do {
 ///     let report = try await sync.run()
-///     print(report.summary)   // e.g. "version 3 → 4: 12 patched, 2 downloaded, 1 deleted; 18 KB of 2.1 MB"
+///     print(report.summary)   // "version 3 → 4 (2026.05.02.1): 12 patched, 2 downloaded, 1 deleted, 630 unchanged; …"
 ///     // Read files from `folder` as usual, e.g. folder/categories/index.json.
 /// } catch {
 ///     // The previous copy in `folder` is intact and usable; try again later.
