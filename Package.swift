@@ -3,12 +3,15 @@ import PackageDescription
 
 let package = Package(
     name: "StaticJSONCompiler",
-    platforms: [.macOS(.v13)],
+    // iOS for apps using TreeClient (its async API needs iOS 13; 15 is what apps target today).
+    platforms: [.macOS(.v13), .iOS(.v15)],
     products: [
         .executable(name: "generator", targets: ["GeneratorCLI"]),
         .library(name: "Generator", targets: ["Generator"]),
         .library(name: "Schemas", targets: ["Schemas"]),
         .library(name: "Indexer", targets: ["Indexer"]),
+        // For apps: keeps a local copy of a published tree in sync (Foundation and swift-crypto only).
+        .library(name: "TreeClient", targets: ["TreeClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,16 +23,20 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "Schemas", resources: [.copy("MetaSchemas")]),
         .target(name: "Indexer", dependencies: ["Schemas"]),
+        .target(name: "TreeClient", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Generator", dependencies: [
-            "Schemas", "Indexer", "CZlib",
+            "Schemas", "Indexer", "CZlib", "TreeClient",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "GeneratorCLI", dependencies: [
-            "Generator",
+            "Generator", "TreeClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "SchemasTests", dependencies: ["Schemas"]),
         .testTarget(name: "IndexerTests", dependencies: ["Indexer", "Schemas"]),
-        .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer"]),
+        // Runs scripts/fault-server.py for the tests that download trees over real HTTP.
+        .target(name: "FaultServerSupport", dependencies: ["TreeClient"], path: "Tests/FaultServerSupport"),
+        .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer", "TreeClient", "FaultServerSupport"]),
+        .testTarget(name: "TreeClientTests", dependencies: ["TreeClient", "FaultServerSupport"]),
     ]
 )

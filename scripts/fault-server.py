@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """A static file server on 127.0.0.1 that can misbehave on purpose, for tests of everything that downloads a tree.
 
-    fault-server.py ROOT [--max-seconds 600]
+    fault-server.py ROOT [--max-seconds 600] [--stop-on-stdin-close]
 
 Prints the port it listens on (one line) and serves ROOT like a static host: GET and HEAD, Content-Type by
 extension, ETag (SHA-256 of the bytes) with 304 on If-None-Match, 404 for anything missing or outside ROOT (symlinks
-are not followed). Stops by itself after --max-seconds. Control requests (never files):
+are not followed). Stops by itself after --max-seconds, and with --stop-on-stdin-close as soon as its standard input
+closes (a test process that starts it with a pipe and crashes takes the server with it). Control requests (never
+files):
 
     /__root?path=DIR            serve another folder from now on (a new release, or a rollback)
     /__faults?set=RULES         RULES: comma-separated PATH=MODE (PATH is a tree path, or * for every path)
@@ -54,6 +56,9 @@ def read_inside(root, rel):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: with Nagle's algorithm on, each keep-alive response then waits for
+    # the client's delayed ACK (40 ms a request), as no real static host does.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass
@@ -153,7 +158,16 @@ def main():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(server.server_address[1], flush=True)
-    threading.Timer(max_seconds, server.shutdown).start()
+    # A daemon: once serve_forever returns (stdin closed), the pending timer must not keep the process alive.
+    timer = threading.Timer(max_seconds, server.shutdown)
+    timer.daemon = True
+    timer.start()
+    if "--stop-on-stdin-close" in sys.argv:
+        def watch():
+            while sys.stdin.buffer.read(4096):
+                pass
+            server.shutdown()
+        threading.Thread(target=watch, daemon=True).start()
     server.serve_forever()
 
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Generator
 import Schemas
+import TreeClient
 
 struct BuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,9 +19,16 @@ struct BuildCommand: ParsableCommand {
         the first (--wait) and then builds on top of its release. The staging folder a killed build left beside \
         the output (.OUT.staging-PID, marked as made by a build) is removed by the next build.
 
-        Exit codes: 0 built (or nothing changed), 1 input errors or a failed write (nothing was changed), 2 usage errors: a \
-        refused --out or --previous, or another build still writing the output after --wait seconds \
-        (nothing was touched).
+        With --previous https://…/ the previous release is read from the live site (update-manifest.json, its file \
+        index, and the old version of each changed JSON file for the patches, every file checked against its hash): \
+        versions and deltas continue from what apps have even when no earlier tree is at hand. A 404 for \
+        update-manifest.json means nothing is published yet (release 1). Any other failure (no connection, a timeout, \
+        a 5xx, a hash that does not match) fails the build: it never starts over at version 1 by itself; \
+        --first-release does, deliberately.
+
+        Exit codes: 0 built (or nothing changed), 1 input errors, a failed write or a previous release that cannot be \
+        read (nothing was changed), 2 usage errors: a refused --out or --previous, or another build still writing the \
+        output after --wait seconds (nothing was touched).
         """)
 
     @Option(name: .long, help: "Input folder (site.json, catalog/, auctions/, nba/).")
@@ -29,8 +37,17 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .long, help: "Output folder: a new path, an empty folder or a tree built earlier; it is replaced only by a complete new tree.")
     var out: String = "dist"
 
-    @Option(name: .long, help: "Previous release to compare with (default: the output folder's own).")
+    @Option(name: .long, help: ArgumentHelp("Previous release to continue from: a tree built earlier, or the live site's URL (http(s)://…/, read over HTTP). Default: the output folder's own.", valueName: "folder-or-url"))
     var previous: String?
+
+    @Flag(name: .customLong("first-release"), help: "Start a new release history at version 1, reading no previous release (apps already on a higher version refuse the new history until it passes their version).")
+    var firstRelease = false
+
+    @Option(name: .long, help: ArgumentHelp("Seconds (whole, at least 1) a request to the site given with --previous may wait for data before it is retried.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    @Option(name: .long, help: ArgumentHelp("Further attempts for a request to the site that failed in a way that may pass (timeout, 5xx, cut connection).", valueName: "n"))
+    var retries: Int = 3
 
     @Option(name: .long, help: "Worker threads (default: all cores). Output never depends on it.")
     var threads: Int?
@@ -50,9 +67,25 @@ struct BuildCommand: ParsableCommand {
             FileHandle.standardError.write(Data("error: --wait must be a number of seconds, 0 or more\n".utf8))
             throw ExitCode(2)
         }
+        guard timeout > 0, timeout.isFinite, retries >= 0 else {
+            FileHandle.standardError.write(Data("error: --timeout must be a number of seconds above 0 and --retries 0 or more\n".utf8))
+            throw ExitCode(2)
+        }
+        // --previous is a site when it is an http(s) URL; another scheme is a mistake, not a folder name.
+        var site: URL?
+        var folder = previous
+        if let previous, let scheme = previous.range(of: "://").map({ previous[..<$0.lowerBound].lowercased() }),
+           scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
+            guard scheme == "http" || scheme == "https", let url = URL(string: previous), url.host?.isEmpty == false else {
+                FileHandle.standardError.write(Data("error: --previous \(OutputGuard.printable(previous)): a site is an http:// or https:// URL with a host; a folder is a path\n".utf8))
+                throw ExitCode(2)
+            }
+            site = url
+            folder = nil
+        }
         // Refused before anything else, with the paths as the user typed them (Build.run checks again, resolved).
         do {
-            _ = try OutputGuard.check(output: out, input: input, previous: previous)
+            _ = try OutputGuard.check(output: out, input: input, previous: folder)
         } catch let e as OutputGuard.Refusal {
             FileHandle.standardError.write(Data("error: \(e)\n".utf8))
             throw ExitCode(2)
@@ -60,10 +93,13 @@ struct BuildCommand: ParsableCommand {
         // What a failure leaves: the previous tree as it was, or no tree at all.
         let hadTree = FileManager.default.fileExists(atPath: out)
         let unchanged = hadTree ? "\(out) was left unchanged" : "nothing was written to \(out)"
-        let options = BuildOptions(input: OutputGuard.fileURL(input), output: OutputGuard.fileURL(out),
-                                   previous: previous.map { OutputGuard.fileURL($0) },
+        var options = BuildOptions(input: OutputGuard.fileURL(input), output: OutputGuard.fileURL(out),
+                                   previous: folder.map { OutputGuard.fileURL($0) },
                                    threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows,
                                    lockWait: wait)
+        options.previousSite = site
+        options.firstRelease = firstRelease
+        options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)
         let started = Date()
         let summary: BuildSummary
         do {
@@ -99,13 +135,16 @@ struct BuildCommand: ParsableCommand {
 enum SummaryText {
     static func text(_ s: BuildSummary, out: String, seconds: Double) -> String {
         var lines: [String] = []
-        if !s.changed {
+        if !s.changed, let site = s.previousSite {
+            lines.append("No content changes since the release at \(site): it stays at version \(s.version) (\(s.currentVersion)); nothing written to \(out).")
+        } else if !s.changed {
             lines.append("No content changes: \(out) stays at version \(s.version) (\(s.currentVersion)); nothing written.")
         } else {
             lines.append("Built \(out): version \(s.version) (\(s.currentVersion)), \(s.fileCount) files, \(s.totalBytes) bytes in \(String(format: "%.2f", seconds)) s")
             lines.append("  written \(s.written), unchanged \(s.linked)")
             lines.append("  stages: " + s.stageSeconds.map { "\($0.0) \(String(format: "%.2f", $0.1)) s" }.joined(separator: ", "))
         }
+        for n in s.notes { lines.append("  \(n)") }
         var domain = ""
         for r in s.report {
             if r.domain != domain { domain = r.domain; lines.append("\(domain):") }
@@ -131,6 +170,8 @@ enum SummaryText {
                                                    "policy": .optional($0.policy), "examples": .strings($0.examples)]) }),
             "sizeByKind": .array(s.bytesByKind.map { .obj(["kind": .string($0.kind), "files": .int($0.files), "bytes": .int($0.bytes)]) }),
             "warnings": .strings(s.warnings),
+            "previousSite": .optional(s.previousSite),
+            "notes": .strings(s.notes),
         ])
     }
 }

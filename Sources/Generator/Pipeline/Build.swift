@@ -1,6 +1,7 @@
 import Foundation
 import Schemas
 import Crypto
+import TreeClient
 
 /// Options of one build (the CLI's flags).
 public struct BuildOptions: Sendable {
@@ -8,6 +9,12 @@ public struct BuildOptions: Sendable {
     public var output: URL
     /// A previous release to compare with; by default the output folder's own.
     public var previous: URL?
+    /// The live site whose published release comes before this one (`--previous https://…/`); overrides `previous`.
+    public var previousSite: URL?
+    /// Starts a new release history at version 1, reading no previous release (`--first-release`).
+    public var firstRelease = false
+    /// Timeouts, retries and parallel downloads for reading `previousSite`.
+    public var http = HTTPFetcher.Configuration()
     public var threads: Int
     /// Build time (SOURCE_DATE_EPOCH when set, else now).
     public var epochSeconds: Int
@@ -42,6 +49,10 @@ public struct BuildSummary: Sendable {
     public var version = 0
     public var currentVersion = ""
     public var stageSeconds: [(String, Double)] = []
+    /// The site the previous release was read from (`--previous https://…/`).
+    public var previousSite: String?
+    /// Where the version came from, said in the summary (e.g. "no release published at URL yet: this is release 1").
+    public var notes: [String] = []
 }
 
 /// The pipeline: Input → Model → Compute → Emit (domains) → Validate + Serialise → Manifest → Write.
@@ -53,7 +64,7 @@ public enum Build {
     /// `BuildLock.Busy` when another build holds the output for longer than `options.lockWait`.
     /// `waiting`: told once, with the holder's pid, when the build starts waiting for another one.
     public static func run(_ options: BuildOptions, domains: [Domain] = Build.domains,
-                           progress: (String) -> Void = { _ in }, waiting: (Int32?) -> Void = { _ in }) throws -> BuildSummary {
+                           progress: @escaping (String) -> Void = { _ in }, waiting: (Int32?) -> Void = { _ in }) throws -> BuildSummary {
         // First of all: a build replaces its output folder, so it must be one that may be replaced.
         let checked = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
         var options = options
@@ -103,8 +114,27 @@ public enum Build {
         // Again, now that no build can change it: the output may have changed while this build waited.
         _ = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
         StagedTree.removeAbandoned(beside: options.output, holding: lock)
+
+        // The release this one follows: the live site's, a folder's (--previous DIR or the output's own), or none.
+        // Read before any dataset, so an unreachable site costs seconds, not a whole compile.
+        var sitePrevious: PreviousRelease?
+        if options.firstRelease {
+            summary.notes.append("--first-release: a new release history starts at version 1" + (options.previousSite.map { " (\($0.absoluteString) was not read)" } ?? ""))
+        } else if let site = options.previousSite {
+            summary.previousSite = site.absoluteString
+            progress("reading the previous release from \(site.absoluteString)")
+            sitePrevious = try PreviousRelease.load(site: site, fetcher: HTTPFetcher(options.http), progress: progress)
+            summary.notes.append(sitePrevious.map { "previous release: version \($0.version) (\($0.currentVersion)) at \(site.absoluteString)" }
+                                 ?? "no release published at \(site.absoluteString) yet (update-manifest.json: HTTP 404): this is release 1")
+        }
+        func previousRelease() throws -> PreviousRelease? {
+            if options.firstRelease { return nil }
+            if options.previousSite != nil { return sitePrevious }
+            return try PreviousRelease.load(from: options.previous ?? options.output)
+        }
+
         let standardDomains = domains.map(\.name) == Build.domains.map(\.name)
-        if options.previous == nil, standardDomains, let previous = try PreviousRelease.load(from: options.output),
+        if options.previous == nil, standardDomains, let previous = try previousRelease(),
            previous.inputDigest == (try fingerprint.wait()) {
             summary.changed = false
             summary.version = previous.version
@@ -129,7 +159,7 @@ public enum Build {
             progress("\(domain.name): \(result.files.count) files")
         }
 
-        let previous = try PreviousRelease.load(from: options.previous ?? options.output)
+        let previous = try previousRelease()
         for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest, OpenAPIDocument.kind] { kinds[k.name] = k }
         // Schemas of every kind used, then the files GitHub Pages needs: .nojekyll (serve the tree as is) and 404.html.
         for k in kinds.values.sorted(by: { $0.name < $1.name }) {
@@ -149,7 +179,10 @@ public enum Build {
         // One compiled copy per worker, shared by both serialise passes.
         let checkers = try [checker] + (1..<options.threads).map { _ in try checker.copy() }
         stage("compile schemas")
-        let current = try options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true
+        // The tree in the output folder, whose unchanged files are linked rather than written (with a site or a new
+        // history, whatever release it holds).
+        let current = try options.previousSite == nil && !options.firstRelease
+            && (options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true)
             ? previous : PreviousRelease.load(from: options.output)
         let staged = try StagedTree(output: options.output, previous: Dictionary(
             (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }), expectedFiles: files.count)
@@ -173,7 +206,8 @@ public enum Build {
             f.stampsBuildTime ? f.contentKey.map { (r.path, $0) } : (r.path, r.sha256)
         })
         stage("check")
-        if let previous, previous.contentDigest == digest, options.previous == nil || options.previous == options.output {
+        if let previous, previous.contentDigest == digest,
+           options.previous == nil || options.previous == options.output || options.previousSite != nil {
             summary.changed = false
             summary.version = previous.version
             summary.currentVersion = previous.currentVersion

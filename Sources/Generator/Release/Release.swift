@@ -1,5 +1,6 @@
 import Foundation
 import Schemas
+import TreeClient
 
 /// One file of a release: what apps verify before they use it.
 public struct FileEntry: Sendable, Equatable {
@@ -10,7 +11,8 @@ public struct FileEntry: Sendable, Equatable {
     public var schema: String?
 }
 
-/// What the build knows of the release currently in the output folder (or given with --previous).
+/// What the build knows of the release currently in the output folder, given with --previous, or published on the
+/// live site (`--previous https://…/`).
 public struct PreviousRelease: Sendable {
     public var version: Int
     public var currentVersion: String
@@ -18,10 +20,13 @@ public struct PreviousRelease: Sendable {
     /// Digest of the inputs and the compiler that built it (see InputFingerprint).
     public var inputDigest: String
     public var files: [FileEntry]
+    /// The folder, or the site's base URL.
     public var root: URL
+    /// `files` by path: what each file read later (older indexes, old versions of changed files) is checked against.
+    let entries: [String: FileEntry]
 
-    /// Reads the previous tree's files (older file indexes, old versions of changed files) without leaving it.
-    let reader: TreeReader
+    /// Where its files come from (a folder read without leaving it, or the site over HTTP).
+    let source: ReleaseSource
 
     /// Reads `update-manifest.json` and the file index it names; nil when there is no folder or the folder has no
     /// `update-manifest.json` (no release yet). A release that cannot be read safely and completely — a symlinked or
@@ -33,21 +38,29 @@ public struct PreviousRelease: Sendable {
         guard stat(root.path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return nil }
         let reader: TreeReader
         do { reader = try TreeReader(root: root) } catch { throw unreadable(root, "\(error)") }
-        do { return try load(reader) } catch let e as Unreadable { throw unreadable(root, e.why) }
+        return try load(source: reader)
+    }
+
+    /// The release published at `site`; nil only when the site answers 404 for `update-manifest.json` (nothing
+    /// published yet). Anything else that stops the reading — no connection, a timeout, a 5xx, a file index whose
+    /// size or hash differs from the manifest's — is an error: the build never starts over at version 1 by itself.
+    static func load(site: URL, fetcher: HTTPFetcher, progress: @escaping (String) -> Void = { _ in }) throws -> PreviousRelease? {
+        try load(source: try SiteRelease(site: site, fetcher: fetcher, progress: progress))
+    }
+
+    static func load(source: ReleaseSource) throws -> PreviousRelease? {
+        do { return try load(source) } catch let e as Unreadable { throw source.failure(e.why) }
     }
 
     /// Why a release's manifest or index cannot be trusted (the caller words the error for its command).
     struct Unreadable: Error { let why: String }
 
-    static func load(_ reader: TreeReader) throws -> PreviousRelease? {
-        func read(_ path: String) throws -> [UInt8] {
-            do { return try reader.read(path) } catch { throw Unreadable(why: "\(error)") }
-        }
+    static func load(_ source: ReleaseSource) throws -> PreviousRelease? {
         func parse(_ path: String, _ bytes: [UInt8]) throws -> JSON {
             do { return try JSONReader.parse(bytes) } catch { throw Unreadable(why: "\(path): invalid JSON (\(TreeReader.shown("\(error)", limit: 120)))") }
         }
         let manifestBytes: [UInt8]
-        do { manifestBytes = try reader.read("update-manifest.json") } catch let p as TreeProblem where p.kind == .missing {
+        do { manifestBytes = try source.read("update-manifest.json", expected: nil) } catch let p as TreeProblem where p.kind == .missing {
             return nil
         } catch { throw Unreadable(why: "\(error)") }
         let manifest = try parse("update-manifest.json", manifestBytes)
@@ -56,7 +69,12 @@ public struct PreviousRelease: Sendable {
             throw Unreadable(why: "update-manifest.json: fileIndex names no file")
         }
         if let why = TreeReader.pathRejection(indexPath) { throw Unreadable(why: "update-manifest.json: fileIndex \(TreeReader.shown(indexPath)): \(why)") }
-        let idxData = try read(indexPath)
+        // The index is checked against the manifest's hash and size when it gives them (every release this tool wrote).
+        let indexSha = manifest["fileIndex"]?["sha256"]?.stringValue, indexSize = manifest["fileIndex"]?["size"]?.intValue
+        let indexEntry = indexSha.flatMap { h in indexSize.map { FileEntry(path: indexPath, sha256: h, size: $0, schema: nil) } }
+        let idxData: [UInt8]
+        do { idxData = try source.read(indexPath, expected: indexEntry) } catch { throw Unreadable(why: "\(error)") }
+        if let indexEntry, let why = mismatch(idxData, indexEntry) { throw Unreadable(why: "\(indexPath): \(why) (update-manifest.json's fileIndex)") }
         let index = try parse(indexPath, idxData)
         guard let list = index["files"]?.arrayValue else { throw Unreadable(why: "\(indexPath): no files list") }
         var all: [FileEntry] = []
@@ -70,23 +88,45 @@ public struct PreviousRelease: Sendable {
             all.append(FileEntry(path: p, sha256: h, size: s, schema: e["schema"]?.stringValue))
         }
         // The index itself is a file of the tree too (not listed in itself).
-        all.append(FileEntry(path: indexPath, sha256: manifest["fileIndex"]?["sha256"]?.stringValue ?? "", size: idxData.count, schema: nil))
+        all.append(FileEntry(path: indexPath, sha256: indexSha ?? Build.sha256Hex(idxData), size: idxData.count, schema: nil))
+        let root = (source as? TreeReader)?.root ?? (source as? SiteRelease)?.site ?? URL(fileURLWithPath: source.location)
         return PreviousRelease(version: version,
                                currentVersion: manifest["currentVersion"]?.stringValue ?? "",
                                contentDigest: index["contentDigest"]?.stringValue ?? "",
                                inputDigest: index["inputDigest"]?.stringValue ?? "",
-                               files: all, root: reader.root, reader: reader)
+                               files: all, root: root,
+                               entries: Dictionary(all.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }), source: source)
     }
 
-    /// A file of the previous tree, read without leaving it.
-    public func read(_ path: String) throws -> [UInt8] { try reader.read(path) }
+    /// Why `bytes` are not the file `entry` describes, or nil.
+    static func mismatch(_ bytes: [UInt8], _ entry: FileEntry) -> String? {
+        if bytes.count != entry.size { return "\(bytes.count) bytes where the release lists \(entry.size)" }
+        if Build.sha256Hex(bytes) != entry.sha256 { return "sha256 differs from the one the release lists" }
+        return nil
+    }
+
+    /// A file of the previous tree, read without leaving it, and checked against the index when listed there.
+    public func read(_ path: String) throws -> [UInt8] {
+        let bytes = try source.read(path, expected: entries[path])
+        if let e = entries[path], let why = Self.mismatch(bytes, e) { throw source.failure("\(TreeReader.shown(path)): \(why)") }
+        return bytes
+    }
 
     /// The same, nil when the file is missing (an older index or an old page gone is no reason to stop: that delta or
-    /// patch is left out, as before); a symlink, special file or unsafe path stops the build.
+    /// patch is left out, as before); a symlink, special file, unsafe path, unreachable site or bytes that differ from
+    /// the index stop the build.
     func readIfPresent(_ path: String) throws -> [UInt8]? {
-        do { return try reader.read(path) } catch let p as TreeProblem where p.kind == .missing { return nil } catch {
-            throw Self.unreadable(root, "\(error)")
+        let bytes: [UInt8]
+        do { bytes = try source.read(path, expected: entries[path]) } catch let p as TreeProblem where p.kind == .missing { return nil } catch {
+            throw source.failure("\(error)")
         }
+        if let e = entries[path], let why = Self.mismatch(bytes, e) { throw source.failure("\(TreeReader.shown(path)): \(why)") }
+        return bytes
+    }
+
+    /// Gets the files the release files will read ready (a site downloads them in parallel).
+    func prefetch(_ paths: [String]) throws {
+        try source.prefetch(paths.compactMap { entries[$0] })
     }
 
     static func unreadable(_ root: URL, _ why: String) -> BuildError {

@@ -25,9 +25,22 @@ enum ReleaseFiles {
         var olderIndexes: [(version: Int, files: [FileEntry])] = []
         if let previous {
             let cutoff = version - settings.keep
-            for e in previous.files where e.path.hasPrefix("releases/") && e.path.hasSuffix("/files.json") {
+            func keptIndex(_ e: FileEntry) -> Bool {
+                guard e.path.hasPrefix("releases/") && e.path.hasSuffix("/files.json") else { return false }
                 let parts = e.path.split(separator: "/")
-                guard parts.count == 3, let v = Int(parts[1]), v > cutoff, v < version else { continue }
+                guard parts.count == 3, let v = Int(parts[1]) else { return false }
+                return v > cutoff && v < version
+            }
+            // What is read below, fetched up front (from a site: in parallel): the kept indexes and, for patches, the
+            // old version of each JSON file whose bytes changed.
+            if previous.version == version - 1 {
+                let newHashes = Dictionary(current.map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+                try previous.prefetch(previous.files.filter { e in
+                    keptIndex(e) || (!e.path.hasPrefix("releases/") && e.path.hasSuffix(".json") && newHashes[e.path].map { $0 != e.sha256 } == true)
+                }.map(\.path))
+            }
+            for e in previous.files where keptIndex(e) {
+                let v = Int(e.path.split(separator: "/")[1])!
                 guard let bytes = try previous.readIfPresent(e.path),
                       let json = try? JSONReader.parse(bytes), let list = json["files"]?.arrayValue else { continue }
                 out.append((e.path, bytes, Build.sha256Hex(bytes), ManifestKinds.fileIndex))

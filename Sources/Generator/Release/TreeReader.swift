@@ -1,4 +1,5 @@
 import Foundation
+import TreeClient
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,35 +56,15 @@ public final class TreeReader: Sendable {
     // MARK: Paths
 
     /// Why `path` cannot name a file of a tree, or nil when it is a plain relative path: not empty, not absolute, no
-    /// empty, `.` or `..` segment, no backslash (a separator on Windows hosts) and no control character.
-    public static func pathRejection(_ path: String) -> String? {
-        if path.isEmpty { return "empty path" }
-        if path.hasPrefix("/") { return "absolute path: not inside the tree" }
-        for s in path.unicodeScalars {
-            if s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0) { return "control character in path" }
-            if s == "\\" { return "backslash in path" }
-        }
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            if segment == ".." { return "path climbs out of the tree ('..')" }
-            if segment == "." { return "'.' segment in path" }
-            if segment.isEmpty { return "empty segment in path" }
-        }
-        return nil
-    }
+    /// empty, `.` or `..` segment, no backslash (a separator on Windows hosts) and no control character. The one rule,
+    /// shared with the app-side sync (`TreePath`).
+    public static func pathRejection(_ path: String) -> String? { TreePath.rejection(path) }
 
     public static func isSafeRelativePath(_ path: String) -> Bool { pathRejection(path) == nil }
 
     /// A path or message as it may be printed: control characters (and C1 controls, which some terminals obey)
     /// escaped, long text cut.
-    public static func shown(_ text: String, limit: Int = 200) -> String {
-        var out = ""
-        for s in text.unicodeScalars {
-            if out.unicodeScalars.count >= limit { out += "…"; break }
-            if s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0) { out += String(format: "\\u{%02X}", s.value) }
-            else { out.unicodeScalars.append(s) }
-        }
-        return out
-    }
+    public static func shown(_ text: String, limit: Int = 200) -> String { TreePath.shown(text, limit: limit) }
 
     /// Text for a terminal whose parts came from a tree (names, ids, schema properties, parse errors): line breaks
     /// and tabs kept, every other control character escaped so a tree cannot drive the terminal.

@@ -20,7 +20,8 @@ public enum OutputGuard {
             case containsPrevious, insidePrevious
             case notAFolder, underAFile, unresolvable, notOurTree, notATree
         }
-        public enum Role: Sendable, Equatable { case output, previous }
+        /// `copy`: the local copy `generator sync` replaces.
+        public enum Role: Sendable, Equatable { case output, previous, copy }
 
         public let role: Role
         /// The path as the user gave it.
@@ -70,13 +71,15 @@ public enum OutputGuard {
                 return "give the folder of a tree built earlier, outside the input folder"
             case (.previous, _):
                 return "give the folder of a tree built earlier (its update-manifest.json and file index), or leave --previous out"
+            case (.copy, _):
+                return "a sync replaces the whole folder; choose a new or empty folder of its own, or one an earlier sync made"
             }
         }
 
         public var description: String {
             let shown = resolved.isEmpty || resolved == path ? OutputGuard.printable(path)
                 : "\(OutputGuard.printable(path)) (\(OutputGuard.printable(resolved)))"
-            let verb = role == .output ? "refusing to write to" : "refusing to read the previous release from"
+            let verb = role == .previous ? "refusing to read the previous release from" : role == .copy ? "refusing to sync into" : "refusing to write to"
             return "\(verb) \(shown.isEmpty ? "\"\"" : shown): \(reason); \(advice)"
         }
     }
@@ -101,7 +104,6 @@ public enum OutputGuard {
         if output.hasPrefix("~") { throw refuse(.output, output, .tilde) }
         if let previous, previous.hasPrefix("~") { throw refuse(.previous, previous, .tilde) }
         let inputPath = resolve(input, cwd: cwd).path ?? absolute(input, cwd: cwd)
-        let here = resolve(".", cwd: cwd).path ?? cwd
 
         // The previous release is only read, but it must be a tree, and reading the input folder as one is a mistake.
         var previousPath: String?
@@ -119,44 +121,65 @@ public enum OutputGuard {
             previousPath = p
         }
 
-        let r = resolve(output, cwd: cwd)
-        guard let out = r.path else { throw refuse(.output, output, r.problem ?? .unresolvable) }
-        if relation(out, "/") == .same { throw refuse(.output, output, .root, out) }
+        let out = try replaceable(output, role: .output, input: inputPath, previous: previousPath, cwd: cwd, home: home)
+        return Checked(output: URL(fileURLWithPath: out, isDirectory: true),
+                       previous: previousPath.map { URL(fileURLWithPath: $0, isDirectory: true) })
+    }
+
+    /// Checks the folder `generator sync` replaces with a copy of a published tree, by the rules of a build's output
+    /// (no input folder to keep apart): not /, home, the current folder or a folder containing them, and a new path,
+    /// an empty folder or a tree (a copy made earlier).
+    public static func check(syncTarget: String, cwd: String = FileManager.default.currentDirectoryPath,
+                             home: String? = ProcessInfo.processInfo.environment["HOME"]) throws -> URL {
+        guard !syncTarget.isEmpty else { throw Refusal(role: .copy, path: syncTarget, problem: .empty, resolved: "") }
+        if syncTarget.hasPrefix("~") { throw Refusal(role: .copy, path: syncTarget, problem: .tilde, resolved: "") }
+        return URL(fileURLWithPath: try replaceable(syncTarget, role: .copy, input: nil, previous: nil, cwd: cwd, home: home), isDirectory: true)
+    }
+
+    /// The resolved path of a folder that may be replaced whole, or the refusal.
+    private static func replaceable(_ path: String, role: Refusal.Role, input inputPath: String?, previous: String?,
+                                    cwd: String, home: String?) throws -> String {
+        func refuse(_ role: Refusal.Role, _ path: String, _ problem: Refusal.Problem, _ resolved: String = "") -> Refusal {
+            Refusal(role: role, path: path, problem: problem, resolved: resolved)
+        }
+        let here = resolve(".", cwd: cwd).path ?? cwd
+        let r = resolve(path, cwd: cwd)
+        guard let out = r.path else { throw refuse(role, path, r.problem ?? .unresolvable) }
+        if relation(out, "/") == .same { throw refuse(role, path, .root, out) }
         // $HOME and the password database's home folder (they differ under sudo, in CI and in tests).
         for home in [home, accountHome()].compactMap({ $0 }) where !home.isEmpty {
             guard let h = resolve(home, cwd: cwd).path else { continue }
             switch relation(out, h) {
-            case .same: throw refuse(.output, output, .home, out)
-            case .contains: throw refuse(.output, output, .containsHome, out)
+            case .same: throw refuse(role, path, .home, out)
+            case .contains: throw refuse(role, path, .containsHome, out)
             default: break
             }
         }
         switch relation(out, here) {
-        case .same: throw refuse(.output, output, .currentFolder, out)
-        case .contains: throw refuse(.output, output, .containsCurrentFolder, out)
+        case .same: throw refuse(role, path, .currentFolder, out)
+        case .contains: throw refuse(role, path, .containsCurrentFolder, out)
         default: break
         }
-        switch relation(out, inputPath) {
-        case .same: throw refuse(.output, output, .inputFolder, out)
-        case .contains: throw refuse(.output, output, .containsInput, out)
-        case .inside: throw refuse(.output, output, .insideInput, out)
+        if let inputPath { switch relation(out, inputPath) {
+        case .same: throw refuse(role, path, .inputFolder, out)
+        case .contains: throw refuse(role, path, .containsInput, out)
+        case .inside: throw refuse(role, path, .insideInput, out)
         case nil: break
-        }
-        if let p = previousPath {
+        } }
+        if let p = previous {
             // The swap would delete a previous release inside the output, or write into the previous release.
             switch relation(out, p) {
-            case .contains: throw refuse(.output, output, .containsPrevious, out)
-            case .inside: throw refuse(.output, output, .insidePrevious, out)
+            case .contains: throw refuse(role, path, .containsPrevious, out)
+            case .inside: throw refuse(role, path, .insidePrevious, out)
             default: break
             }
         }
         var st = stat()
         if lstat(out, &st) == 0 {
-            guard st.st_mode & S_IFMT == S_IFDIR else { throw refuse(.output, output, .notAFolder, out) }
-            guard isEmptyFolder(out) || isBuiltTree(out) else { throw refuse(.output, output, .notOurTree, out) }
+            guard st.st_mode & S_IFMT == S_IFDIR else { throw refuse(role, path, .notAFolder, out) }
+            guard isEmptyFolder(out) || isBuiltTree(out) else { throw refuse(role, path, .notOurTree, out) }
         }
-        return Checked(output: URL(fileURLWithPath: out, isDirectory: true),
-                       previous: previousPath.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        return out
     }
 
     /// A path for a message: control characters escaped, so a hostile folder name cannot drive the terminal.

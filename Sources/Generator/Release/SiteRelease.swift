@@ -1,0 +1,83 @@
+import Foundation
+import TreeClient
+
+/// The previous release as the live site serves it (`build --previous https://…/`): the site is the one record of what
+/// installed apps have, so versions and deltas continue from it even when no local tree survived.
+///
+/// Files come through the same `HTTPFetcher` apps use (timeouts, retries with backoff, bounded parallelism). Only the
+/// manifest, the file index and the old versions of changed files are downloaded; prefetched files wait in a private
+/// temporary folder (content-addressed, removed with this object) rather than in memory.
+final class SiteRelease: ReleaseSource, @unchecked Sendable {
+    let site: URL
+    let fetcher: HTTPFetcher
+    let progress: (String) -> Void
+    private let cache: URL
+    private let lock = NSLock()
+    private var cached: [String: String] = [:]   // path → sha256 (file name in the cache)
+
+    init(site: URL, fetcher: HTTPFetcher, progress: @escaping (String) -> Void = { _ in }) throws {
+        self.site = site
+        self.fetcher = fetcher
+        self.progress = progress
+        var template = Array((FileManager.default.temporaryDirectory.path + "/generator-previous-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw BuildError(file: FileManager.default.temporaryDirectory.path, "cannot create a temporary folder for the previous release (\(String(cString: strerror(errno))))")
+        }
+        cache = URL(fileURLWithPath: String(cString: made), isDirectory: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: cache) }
+
+    var location: String { site.absoluteString }
+
+    func read(_ path: String, expected: FileEntry?) throws -> [UInt8] {
+        if let why = TreePath.rejection(path) { throw TreeProblem(.unsafePath, path, why) }
+        lock.lock()
+        let hit = cached[path]
+        lock.unlock()
+        if let hit, let d = FileManager.default.contents(atPath: cache.appendingPathComponent(hit).path) { return [UInt8](d) }
+        do {
+            return try fetcher.fetch(TreePath.url(path, under: site), expected: expected.map { .init(size: $0.size, sha256: $0.sha256) }).body
+        } catch let f as HTTPFetcher.Failure {
+            // Missing means not published (no release yet, or a page gone); anything else means not readable now.
+            throw TreeProblem(f.isNotFound ? .missing : .unreadable, path, "\(f)")
+        }
+    }
+
+    func prefetch(_ files: [FileEntry]) throws {
+        lock.lock()
+        let wanted = files.filter { cached[$0.path] == nil }
+        lock.unlock()
+        guard !wanted.isEmpty else { return }
+        let bytes = wanted.reduce(0) { $0 + $1.size }
+        progress("previous release: downloading \(wanted.count) file(s), \(bytes) bytes, from \(site.absoluteString)")
+        var lastShown = 0
+        do {
+            try fetcher.fetchAll(wanted, url: { TreePath.url($0.path, under: self.site) }, expected: { .init(size: $0.size, sha256: $0.sha256) },
+                                 progress: { done, total in
+                // About ten lines however many files: enough to see it move on a terminal, no flood.
+                self.lock.lock()
+                let show = done == total || done - lastShown >= max(1, total / 10)
+                if show { lastShown = done }
+                self.lock.unlock()
+                if show { self.progress("previous release: \(done)/\(total) files") }
+            }) { entry, body in
+                try Data(body).write(to: self.cache.appendingPathComponent(entry.sha256))
+                self.lock.lock()
+                self.cached[entry.path] = entry.sha256
+                self.lock.unlock()
+            }
+        } catch let f as HTTPFetcher.Failure where f.isNotFound {
+            // A listed file the site no longer serves: its patch is left out (read reports it missing), as for a folder.
+            _ = f
+        } catch let f as HTTPFetcher.Failure {
+            throw failure("\(f)")
+        }
+    }
+
+    func failure(_ why: String) -> BuildError {
+        BuildError(file: site.absoluteString, "the previous release cannot be read from the live site: \(why). Nothing was built: "
+                   + "the site holds the release history, so a build never starts over at version 1 by itself "
+                   + "(retry when the site is reachable, or give --first-release to start a new history deliberately)")
+    }
+}

@@ -1,0 +1,52 @@
+import XCTest
+import Foundation
+@testable import TreeClient
+
+/// TreePatch against the community RFC 6902 suite (../shared/data/json-patch-tests), and TreeJSON's reader and writer.
+final class TreePatchTests: XCTestCase {
+    static let suite = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/data/json-patch-tests")
+
+    func testCommunitySuite() throws {
+        var ran = 0
+        for file in ["tests.json", "spec_tests.json"] {
+            let url = Self.suite.appendingPathComponent(file)
+            guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) is not here") }
+            // (A disabled record repeats a key on purpose.)
+            let records = try XCTUnwrap(TreeJSON.parse([UInt8](Data(contentsOf: url)), duplicateKeys: true).array)
+            for r in records {
+                guard let doc = r["doc"], let patch = r["patch"], r["disabled"]?.bool != true else { continue }
+                let name = r["comment"]?.string ?? String(decoding: patch.bytes, as: UTF8.self)
+                if let expected = r["expected"] {
+                    do {
+                        let result = try TreePatch.apply(patch, to: doc)
+                        XCTAssertTrue(result.isEqual(to: expected), "\(file): \(name): got \(String(decoding: result.bytes, as: UTF8.self))")
+                    } catch { XCTFail("\(file): \(name): \(error)") }
+                    ran += 1
+                } else if r["error"] != nil {
+                    XCTAssertThrowsError(try TreePatch.apply(patch, to: doc), "\(file): \(name)")
+                    ran += 1
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(ran, 100)
+    }
+
+    func testWriterKeepsOrderNumbersAndEscapes() throws {
+        let text = #"{"z":1,"a":[1.50,-0.0,1e400,12345678901234567890],"s":"é/\"\\\u0001\n\t\b\f\r\u001f","t":true,"n":null}"#
+        let doc = try TreeJSON.parse(Array(text.utf8))
+        XCTAssertEqual(String(decoding: doc.bytes, as: UTF8.self),
+                       #"{"z":1,"a":[1.50,-0.0,1e400,12345678901234567890],"s":"é/\"\\\u0001\n\t\b\f\r\u001f","t":true,"n":null}"#)
+        // A new member goes last; an existing one keeps its place.
+        let patched = try TreePatch.apply(try TreeJSON.parse(Array(#"[{"op":"add","path":"/b","value":2},{"op":"add","path":"/z","value":3}]"#.utf8)), to: doc)
+        XCTAssertEqual(String(decoding: patched.bytes, as: UTF8.self).prefix(8), #"{"z":3,""#)
+        XCTAssertTrue(String(decoding: patched.bytes, as: UTF8.self).hasSuffix(#","b":2}"#))
+    }
+
+    func testReaderIsStrict() {
+        for bad in [#"{"a":1,"a":2}"#, "[1,]", "01", "1.", "\"\u{01}\"", "[1] x", "{'a':1}", "NaN", #""\ud800""#,
+                    String(repeating: "[", count: 600) + String(repeating: "]", count: 600)] {
+            XCTAssertThrowsError(try TreeJSON.parse(Array(bad.utf8)), bad)
+        }
+    }
+}
