@@ -37,7 +37,7 @@ final class WorkflowTests: XCTestCase {
         let original = try String(contentsOf: workflow, encoding: .utf8)
         let baseline = try runLint(workflow).output
         let defects: [(check: String, expected: String, mutate: (String) -> String)] = [
-            ("shellcheck", "SC2086", { $0.replacingOccurrences(of: #"diff.md >> "$GITHUB_STEP_SUMMARY""#, with: #"diff.md >> $GITHUB_STEP_SUMMARY"#) }),
+            ("shellcheck", "SC2086", { $0.replacingOccurrences(of: #">> "$GITHUB_STEP_SUMMARY""#, with: #">> $GITHUB_STEP_SUMMARY"#) }),
             ("bash -n", "bash -n: ", { $0.replacingOccurrences(of: "          fi\n", with: "          fii\n") }),
             ("actionlint", "[runner-label]", { $0.replacingOccurrences(of: "    runs-on: ubuntu-24.04\n    timeout-minutes: 10", with: "    runs-on: ubuntu-24.4\n    timeout-minutes: 10") }),
             ("zizmor", "zizmor: [artipacked]", { $0.replacingOccurrences(of: "          persist-credentials: false\n", with: "          fetch-depth: 1\n") }),
