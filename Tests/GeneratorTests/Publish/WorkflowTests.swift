@@ -52,7 +52,7 @@ final class WorkflowTests: XCTestCase {
             ("commands", "has no command 'publish'", { $0.replacingOccurrences(of: "generator validate dist", with: "generator publish dist") }),
             ("options", "has no option '--fail-onn'", { $0.replacingOccurrences(of: "--fail-on \"$fail_on\"", with: "--fail-onn \"$fail_on\"") }),
             ("deploy", "does not use actions/deploy-pages", { $0.replacingOccurrences(of: "uses: actions/deploy-pages@", with: "uses: actions/upload-artifact@") }),
-            ("deploy", "must deploy only from main", { $0.replacingOccurrences(of: "    needs: build\n    if: github.ref == 'refs/heads/main' && github.event_name != 'pull_request'", with: "    needs: build\n    if: github.event_name != 'pull_request'") }),
+            ("deploy", "must deploy only from main", { $0.replacingOccurrences(of: "    needs: build\n    if: needs.build.outputs.changed == 'true' && github.ref == 'refs/heads/main' && github.event_name != 'pull_request'", with: "    needs: build\n    if: needs.build.outputs.changed == 'true' && github.event_name != 'pull_request'") }),
             ("deploy", "include-hidden-files: true", { $0.replacingOccurrences(of: "include-hidden-files: true", with: "include-hidden-files: false") }),
             ("live site", "built with --previous from the live site", { $0.replacingOccurrences(of: #"--previous "$PAGES_URL""#, with: "--previous dist") }),
             ("live site", "must not hold release state", { $0.replacingOccurrences(of: "          path: .build\n", with: "          path: |\n            .build\n            dist\n") }),
