@@ -14,7 +14,7 @@ first run builds from scratch) and `shared`, a link to the repository's ../share
 A baseline run of every filter must pass before any mutation counts. The last line is `N of M caught`.
 Slow (a build and a test run per mutation): run it with nohup and read its log.
 """
-import argparse, os, shutil, signal, subprocess, sys, time
+import argparse, fcntl, os, shutil, signal, subprocess, sys, time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -92,8 +92,11 @@ MUTATIONS = [
     # --- Auctions ---
     ("auction-water-primary", "Sources/Generator/Auctions/Scoring.swift",
      "for k in primary where d.contains(k) { score += 3 }", "for k in primary where d.contains(k) { score += 2 }", T["auctions"]),
-    ("auction-acreage-band", "Sources/Generator/Auctions/Scoring.swift",
-     "if acres >= 2 && acres <= 4 { return 100 }", "if acres >= 2 && acres < 4 { return 100 }", T["auctions"]),
+    # (Not `acres <= 4` → `< 4`: the acreage part is continuous there, so that edit changes nothing.)
+    ("auction-acreage-small", "Sources/Generator/Auctions/Scoring.swift",
+     "if acres < 2 { return 100 * acres / 2 }", "if acres < 2 { return 100 * acres / 3 }", T["auctions"]),
+    ("auction-county-fee", "Sources/Generator/Auctions/Scoring.swift",
+     "b.divided(by: 20, places: 2, rounding: .halfUp)", "b.divided(by: 25, places: 2, rounding: .halfUp)", T["auctions"]),
     ("auction-recording-fee", "Sources/Generator/Auctions/Scoring.swift",
      "return b + ExactDecimal(35) +", "return b + ExactDecimal(30) +", T["auctions"]),
     ("auction-rank-water", "Sources/Generator/Auctions/AuctionsDomain.swift",
@@ -118,6 +121,10 @@ MUTATIONS = [
      T["nba"]),
     ("nba-overtime-field", "Sources/Generator/NBA/NBAInput.swift",
      "var overtimeProbability = 0.06", "var overtimeProbability = 0.10", T["nba"]),
+    ("nba-projection", "Sources/Generator/NBA/Totals.swift",
+     "Projection(homeMean: (home.ppg + away.oppPpg) / 2,", "Projection(homeMean: (home.ppg + home.oppPpg) / 2,", T["nba"]),
+    ("nba-whole-totals", "Sources/Generator/NBA/Totals.swift",
+     "totals[i] = total.rounded(.toNearestOrAwayFromZero)", "totals[i] = total", T["nba"]),
     # --- Collections ---
     ("collections-nulls-last", "Sources/Generator/Collections/CollectionsDomain.swift",
      "if xNull != yNull { return !xNull }", "if xNull != yNull { return xNull }", T["collections"]),
@@ -127,6 +134,9 @@ MUTATIONS = [
      "max(1, (items + pageSize - 1) / pageSize)", "max(1, (items + pageSize) / pageSize)", T["collections"]),
     ("collections-mean-places", "Sources/Generator/Collections/Outputs/CollectionIndexOutput.swift",
      "static let meanScale = 6", "static let meanScale = 4", T["collections"]),
+    ("collections-facet-order", "Sources/Generator/Collections/Outputs/CollectionIndexOutput.swift",
+     "values = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }",
+     "values = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key > $1.key }", T["collections"]),
     # --- Release ---
     ("jsonpatch-test-inverted", "Sources/Generator/Release/JSONPatch.swift",
      "guard try get(doc, tokens[...]) == (try value()) else", "guard try get(doc, tokens[...]) != (try value()) else", T["release"]),
@@ -137,11 +147,15 @@ MUTATIONS = [
      T["release"]),
     ("planner-no-rollback-guard", "Sources/Generator/Release/UpdatePlanner.swift",
      "guard version >= currentVersion else {", "guard version >= 0 else {", T["release"]),
+    ("diff-changed-files", "Sources/Generator/Release/TreeDiff.swift",
+     "if oh != h { d.changed.append(p);", "if oh == h { d.changed.append(p);", T["release"]),
     # --- Writer ---
     ("writer-dotdot-path", "Sources/Generator/Writer/StagedTree.swift",
      "if segmentStart || dots == 1 || dots == 2 { return false }", "if segmentStart || dots == 1 { return false }", T["writer"]),
     ("writer-pages-limit", "Sources/Generator/Writer/PagesRules.swift",
      "if size > maxFileBytes {", "if size > maxFileBytes * 2 {", T["writer"]),
+    ("writer-removed-count", "Sources/Generator/Writer/StagedTree.swift",
+     "removed: previous.keys.filter { !paths.contains($0) }.count)", "removed: 0)", T["writer"]),
 ]
 
 
@@ -239,6 +253,13 @@ def main():
     def on_term(*_): raise KeyboardInterrupt()
     signal.signal(signal.SIGTERM, on_term)
 
+    # One run per copy at a time (a second run would overwrite the first one's mutated files).
+    os.makedirs(args.workdir, exist_ok=True)
+    lock = open(os.path.join(args.workdir, ".lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        sys.exit(f"another mutation run is using {args.workdir}; wait for it or pass --workdir")
     copy = prepare(args.workdir)
     print(f"copy: {copy}", flush=True)
     # Every mutation's text must be found exactly once (checked before anything runs).
