@@ -295,4 +295,180 @@ final class NBAOracleTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(games, withLine)
         XCTAssertEqual(problems, [], "\(problems.count) problems in \(games) games")
     }
+
+    // MARK: standings, players and the backtest
+
+    /// Python, from the default input's CSVs: standings (before the latest snapshot date, and final), player averages,
+    /// and the walk-forward backtest of every model variant (exact probabilities, pushes excluded, 10 bins, LEAN/STRONG
+    /// hit rates from the verdicts).
+    static let seasonScript = #"""
+    import csv, json, math, statistics, sys
+    folder = sys.argv[1]
+    teams = {r["team_id"]: r for r in csv.DictReader(open(folder + "/teams.csv", newline=""))}
+    games = list(csv.DictReader(open(folder + "/games.csv", newline="")))
+    closing = {r["game_id"]: r for r in csv.DictReader(open(folder + "/lines.csv", newline="")) if r["is_closing"].lower() == "true"}
+    players = list(csv.DictReader(open(folder + "/player_game_stats.csv", newline="")))
+    season = "2022-23"
+    def forms(date):
+        f = {}
+        for g in games:
+            if g["season"] != season or g["game_date"] >= date: continue
+            for team, pts, opp, won in [(g["home_team_id"], g["home_score"], g["away_score"], int(g["home_score"]) > int(g["away_score"])),
+                                        (g["away_team_id"], g["away_score"], g["home_score"], int(g["home_score"]) <= int(g["away_score"]))]:
+                t = f.setdefault(team, {"pts": [], "opp": [], "results": []})
+                t["pts"].append(float(pts)); t["opp"].append(float(opp)); t["results"].append(won)
+        return f
+    def standings(date):
+        f = forms(date)
+        rows = []
+        for team, t in f.items():
+            w = sum(t["results"]); l = len(t["results"]) - w
+            last = t["results"][-1]; run = 0
+            for x in reversed(t["results"]):
+                if x != last: break
+                run += 1
+            ten = t["results"][-10:]
+            rows.append({"team_id": int(team), "abbreviation": teams[team]["abbreviation"], "wins": w, "losses": l, "win_pct": w / (w + l),
+                         "points_avg": statistics.mean(t["pts"]), "points_allowed_avg": statistics.mean(t["opp"]),
+                         "point_diff": statistics.mean(t["pts"]) - statistics.mean(t["opp"]),
+                         "streak": ("W" if last else "L") + str(run), "last_10": f"{sum(ten)}-{len(ten) - sum(ten)}"})
+        leader = max(rows, key=lambda r: (r["win_pct"], r["wins"]))
+        for r in rows: r["games_behind"] = ((leader["wins"] - r["wins"]) + (r["losses"] - leader["losses"])) / 2
+        return sorted(rows, key=lambda r: (-r["win_pct"], -r["wins"], r["team_id"]))
+    def player_table():
+        dates = {g["game_id"]: g["game_date"] for g in games if g["season"] == season}
+        by = {}
+        for p in players:
+            if p["game_id"] in dates: by.setdefault(int(p["player_id"]), []).append(p)
+        out = []
+        for pid in sorted(by):
+            ls = by[pid]
+            latest = max(ls, key=lambda p: (dates[p["game_id"]], p["game_id"]))
+            avg = lambda k: sum(float(p[k]) for p in ls) / len(ls)
+            def pct(m, a):
+                att = sum(float(p[a]) for p in ls)
+                return 0.0 if att == 0 else sum(float(p[m]) for p in ls) / att
+            out.append({"player_id": pid, "full_name": latest["player_name"], "team_abbreviation": teams[latest["team_id"]]["abbreviation"],
+                        "games_played": len(ls), "minutes_avg": avg("minutes"), "points_avg": avg("points"), "rebounds_avg": avg("rebounds"),
+                        "assists_avg": avg("assists"), "steals_avg": avg("steals"), "blocks_avg": avg("blocks"), "turnovers_avg": avg("turnovers"),
+                        "fg_pct": pct("fgm", "fga"), "fg3_pct": pct("fg3m", "fg3a"), "ft_pct": pct("ftm", "fta")})
+        return out
+    def team_form(f, team):
+        t = f.get(team)
+        if not t: return 110.0, 110.0, 10.0
+        sd = max(8.0, statistics.stdev(t["pts"])) if len(t["pts"]) >= 2 else 10.0
+        return statistics.mean(t["pts"]), statistics.mean(t["opp"]), sd
+    def p_over(h, a, line, rho, otm, p_ot=0.06, otsd=3.0):
+        hm, am = (h[0] + a[1]) / 2, (a[0] + h[1]) / 2
+        var = h[2] ** 2 + a[2] ** 2 + 2 * rho * h[2] * a[2]
+        c = math.floor(line) + 0.5
+        tail = lambda mean, sd: 0.5 * math.erfc((c - mean) / (sd * math.sqrt(2)))
+        return (1 - p_ot) * tail(hm + am, math.sqrt(var)) + p_ot * tail(hm + am + otm, math.sqrt(var + otsd ** 2))
+    def dec(a): return 1 + 100 / -a if a < 0 else 1 + a / 100
+    def backtest(rho, otm):
+        r = {"rho": rho, "overtime_points": otm, "games": 0, "pushes": 0, "brier": 0.0, "log_loss": 0.0,
+             "bins": [[0, 0.0, 0.0] for _ in range(10)], "lean": [0, 0], "strong": [0, 0]}
+        for g in games:
+            line = closing.get(g["game_id"])
+            if g["season"] != season or not line: continue
+            f = forms(g["game_date"])
+            h, a = team_form(f, g["home_team_id"]), team_form(f, g["away_team_id"])
+            total_line = float(line["total"])
+            po = p_over(h, a, total_line, rho, otm)
+            pu = 1 - p_over(h, a, math.ceil(total_line) - 1, rho, otm)
+            total = int(g["home_score"]) + int(g["away_score"])
+            if total == total_line: r["pushes"] += 1; continue
+            y = 1.0 if total > total_line else 0.0
+            r["games"] += 1
+            r["brier"] += (po - y) ** 2
+            pc = min(max(po, 1e-9), 1 - 1e-9)
+            r["log_loss"] -= math.log(pc) if y == 1 else math.log(1 - pc)
+            b = min(9, int(po * 10)); r["bins"][b][0] += 1; r["bins"][b][1] += po; r["bins"][b][2] += y
+            do, du = dec(float(line["over_odds"])), dec(float(line["under_odds"]))
+            go, gu = (po - 1 / do) * 100, (pu - 1 / du) * 100
+            side, e = ("OVER", go) if go >= gu else ("UNDER", gu)
+            won = (y == 1) if side == "OVER" else (y == 0)
+            if e >= 8: r["strong"][0] += 1; r["strong"][1] += won
+            elif e >= 3: r["lean"][0] += 1; r["lean"][1] += won
+        r["brier"] /= r["games"]; r["log_loss"] /= r["games"]
+        return r
+    latest = max(g["game_date"] for g in games if g["game_id"] in closing)
+    variants = [(0.2, 12.0)] + [(rho, ot) for rho in [0.0, 0.2, 0.3, 0.5] for ot in [12.0, 22.0]]
+    print(json.dumps({"latest": latest, "standings": standings(latest), "final": standings("9999-12-31"),
+                      "players": player_table(), "backtest": [backtest(*v) for v in variants]}))
+    """#
+
+    func testStandingsPlayersAndBacktestAgainstPython() throws {
+        let input = TestSupport.makeInput(site: { s in
+            s.removeValue(forKey: "catalog")
+            s["nba"] = ["folder": "nba", "simulations": 1000]
+        }, files: [:])
+        try FileManager.default.createDirectory(at: input.appendingPathComponent("nba"), withIntermediateDirectories: true)
+        for f in ["teams.csv", "games.csv", "lines.csv", "player_game_stats.csv"] {
+            try FileManager.default.copyItem(at: TestSupport.defaultInput.appendingPathComponent("nba/\(f)"), to: input.appendingPathComponent("nba/\(f)"))
+        }
+        let out = TestSupport.tempDir("nba-season-oracle").appendingPathComponent("dist")
+        _ = try Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        func file(_ p: String) throws -> JSON { try JSONReader.parse(Data(contentsOf: out.appendingPathComponent(p))) }
+        let r = try TestSupport.run(["python3", "-c", Self.seasonScript, TestSupport.defaultInput.appendingPathComponent("nba").path])
+        XCTAssertEqual(r.status, 0, r.output)
+        let e = try JSONReader.parse(r.output)
+        var problems: [String] = []
+        /// Published (rounded to `places`) against the exact value.
+        func near(_ got: JSON?, _ want: JSON?, _ places: Int, _ what: String) {
+            guard let g = got?.doubleValue, let w = want?.doubleValue, abs(g - w) <= 0.5 / pow(10, Double(places)) + 1e-9 else {
+                return problems.append("\(what): \(got?.compactText ?? "nil") vs \(want?.compactText ?? "nil")")
+            }
+        }
+        func same(_ got: JSON?, _ want: JSON?, _ what: String) { if got != want { problems.append("\(what): \(got?.compactText ?? "nil") vs \(want?.compactText ?? "nil")") } }
+
+        // Standings, as of the latest snapshot and final (the order is part of the answer).
+        for (path, key) in [("nba/teams.json", "standings"), ("nba/seasons/2022-23/teams.json", "final")] {
+            let got = try file(path).arrayValue ?? [], want = e[key]?.arrayValue ?? []
+            XCTAssertEqual(got.count, want.count, path)
+            XCTAssertEqual(got.count, 30, path)
+            for (g, w) in zip(got, want) {
+                let id = "\(path) \(w["abbreviation"]!.stringValue!)"
+                for k in ["team_id", "abbreviation", "wins", "losses", "streak", "last_10"] { same(g[k], w[k], "\(id) \(k)") }
+                near(g["win_pct"], w["win_pct"], 3, "\(id) win_pct")
+                for k in ["points_avg", "points_allowed_avg", "point_diff"] { near(g[k], w[k], 1, "\(id) \(k)") }
+                same(g["games_behind"].flatMap(\.doubleValue).map(JSON.double), w["games_behind"].flatMap(\.doubleValue).map(JSON.double), "\(id) games_behind")
+            }
+        }
+        // Players of the season.
+        let players = try file("nba/seasons/2022-23/players.json").arrayValue ?? [], wantPlayers = e["players"]?.arrayValue ?? []
+        XCTAssertEqual(players.count, wantPlayers.count)
+        XCTAssertGreaterThan(players.count, 10)
+        for (g, w) in zip(players, wantPlayers) {
+            let id = "player \(w["player_id"]!.intValue!)"
+            for k in ["player_id", "full_name", "team_abbreviation", "games_played"] { same(g[k], w[k], "\(id) \(k)") }
+            for k in ["minutes_avg", "points_avg", "rebounds_avg", "assists_avg", "steals_avg", "blocks_avg", "turnovers_avg"] { near(g[k], w[k], 1, "\(id) \(k)") }
+            for k in ["fg_pct", "fg3_pct", "ft_pct"] { near(g[k], w[k], 3, "\(id) \(k)") }
+        }
+        // Backtest: the configured model and every grid variant, in order.
+        let season = try XCTUnwrap(try file("nba/totals/backtest.json")["seasons"]?["2022-23"])
+        let variants = [season["configured"]!] + (season["grid"]?.arrayValue ?? [])
+        let wantVariants = e["backtest"]?.arrayValue ?? []
+        XCTAssertEqual(variants.count, 9)
+        XCTAssertEqual(variants.count, wantVariants.count)
+        for (g, w) in zip(variants, wantVariants) {
+            let id = "backtest rho \(w["rho"]!.doubleValue!) ot \(w["overtime_points"]!.doubleValue!)"
+            near(g["rho"], w["rho"], 6, "\(id) rho"); near(g["overtime_points"], w["overtime_points"], 6, "\(id) overtime_points")
+            for k in ["games", "pushes"] { same(g[k], w[k], "\(id) \(k)") }
+            near(g["brier"], w["brier"], 5, "\(id) brier"); near(g["log_loss"], w["log_loss"], 5, "\(id) log_loss")
+            for (i, (gb, wb)) in zip(g["calibration"]?.arrayValue ?? [], w["bins"]?.arrayValue ?? []).enumerated() {
+                let n = wb[0]!.intValue!
+                same(gb["games"], .int(n), "\(id) bin \(i) games")
+                if n > 0 {
+                    near(gb["mean_predicted"], .double(wb[1]!.doubleValue! / Double(n)), 4, "\(id) bin \(i) mean_predicted")
+                    near(gb["observed_over"], .double(wb[2]!.doubleValue! / Double(n)), 4, "\(id) bin \(i) observed_over")
+                }
+            }
+            for k in ["lean", "strong"] {
+                same(g[k]?["bets"], w[k]?[0], "\(id) \(k) bets"); same(g[k]?["wins"], w[k]?[1], "\(id) \(k) wins")
+            }
+        }
+        XCTAssertGreaterThan(wantVariants.first?["games"]?.intValue ?? 0, 100)
+        XCTAssertEqual(problems, [], "\(problems.count) problems")
+    }
 }
