@@ -24,13 +24,13 @@ final class AuctionOracleTests: XCTestCase {
         if 2 <= a <= 4: return 100.0
         if a < 2: return 100 * a / 2
         return max(0.0, 100 - 10 * (a - 4))
-    def score(ppa, acres, w):
+    def score(ppa, acres, w, ratio):
         if not acres > 0: return 0.0
         s = 0.0
         if ppa > 0: s += min(100, 10000 / ppa) * 0.4
         s += acreage_part(acres) * 0.3
         s += min(100, w * 10) * 0.2
-        s += min(100, 100 / 1.0) * 0.1          # no assessed value: ratio 1.0
+        if ratio > 0: s += min(100, 100 / ratio) * 0.1
         return round(s, 1)
     def grade(s):
         for g, t in (("A", 80), ("B", 60), ("C", 40), ("D", 20)):
@@ -51,17 +51,23 @@ final class AuctionOracleTests: XCTestCase {
                     acres = None
                 ppa = amount / acres if acres and acres > 0 else None
                 w = water(desc)
-                s = score(ppa or 0, acres or 0, w)
+                assessed_text = r.get("assessed value", "").replace("$", "").replace(",", "")
+                assessed = float(assessed_text) if assessed_text else None
+                ratio = amount / assessed if assessed else 1.0      # unknown or 0: 1.0
+                s = score(ppa or 0, acres or 0, w, ratio)
                 bid = Decimal(amount_text)
                 cost = bid + Decimal("35") + (bid / 20).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) + Decimal("100")
                 parcels[(c, pid)] = {"parcelId": pid, "county": c, "score": s, "grade": grade(s), "water": w,
-                                     "ppa": ppa, "cost": float(cost), "column": float(r["investment score"]) if r.get("investment score") else None}
+                                     "ppa": ppa, "cost": float(cost), "ratio": ratio, "assessed": assessed or 0.0, "column": float(r["investment score"]) if r.get("investment score") else None}
     ranked = sorted(parcels.values(), key=lambda p: (-p["score"], p["ppa"] if p["ppa"] is not None else math.inf, -p["water"], p["parcelId"], p["county"]))
     for i, p in enumerate(ranked): p["rank"] = i + 1
     print(json.dumps(ranked))
     """#
 
-    struct Expected { let parcelId, county, grade: String; let score, water: Double; let ppa: Double?; let cost: Double; let rank: Int; let column: Double? }
+    struct Expected {
+        let parcelId, county, grade: String; let score, water: Double; let ppa: Double?; let cost: Double; let rank: Int; let column: Double?
+        var ratio = 1.0, assessed = 0.0
+    }
 
     func runOracle(_ files: [(URL, String?)]) throws -> [Expected] {
         let arg = try JSONWriter().string(.array(files.map { .array([.string($0.0.path), $0.1.map { .string($0) } ?? .null]) }))
@@ -70,7 +76,8 @@ final class AuctionOracleTests: XCTestCase {
         return try XCTUnwrap(JSONReader.parse(r.output).arrayValue).map { p in
             Expected(parcelId: p["parcelId"]!.stringValue!, county: p["county"]!.stringValue!, grade: p["grade"]!.stringValue!,
                      score: p["score"]!.doubleValue!, water: p["water"]!.doubleValue!, ppa: p["ppa"]?.doubleValue,
-                     cost: p["cost"]!.doubleValue!, rank: p["rank"]!.intValue!, column: p["column"]?.doubleValue)
+                     cost: p["cost"]!.doubleValue!, rank: p["rank"]!.intValue!, column: p["column"]?.doubleValue,
+                     ratio: p["ratio"]!.doubleValue!, assessed: p["assessed"]!.doubleValue!)
         }
     }
 
@@ -104,6 +111,8 @@ final class AuctionOracleTests: XCTestCase {
             if p["rank"]?.intValue != e.rank { mismatches.append("\(id): rank field \(p["rank"]!)") }
             if p["waterScore"]?.doubleValue != e.water { mismatches.append("\(id): water \(p["waterScore"]!) ≠ \(e.water)") }
             if p["estimatedAllInCost"]?.doubleValue != e.cost { mismatches.append("\(id): cost \(p["estimatedAllInCost"]!) ≠ \(e.cost)") }
+            if p["assessedValueRatio"]?.doubleValue != e.ratio { mismatches.append("\(id): ratio \(p["assessedValueRatio"]!) ≠ \(e.ratio)") }
+            if p["assessedValue"]?.doubleValue != e.assessed { mismatches.append("\(id): assessed value \(p["assessedValue"]!) ≠ \(e.assessed)") }
             let ppa = p["pricePerAcre"]?.doubleValue ?? -1, eppa = e.ppa ?? 0
             if abs(ppa - eppa) > 1e-12 * max(1, eppa) { mismatches.append("\(id): price per acre \(ppa) ≠ \(eppa)") }
         }
@@ -177,6 +186,36 @@ final class AuctionOracleTests: XCTestCase {
             XCTAssertEqual(AuctionsDomain.double(Decimal(string: text)!), Double(text)!, text)
         }
         XCTAssertEqual(AuctionsDomain.double(Decimal(string: "146.46")!) / 0.003, 48820)
+    }
+
+    /// The assessed-value term: ratio = amount / assessed value (1.0 when unknown or 0), min(100, 100 / ratio) × 0.1,
+    /// left out when the ratio is 0 (a zero bid).
+    func testAssessedValueRatio() throws {
+        let dir = TestSupport.tempDir("auct-assessed")
+        let csv = dir.appendingPathComponent("assessed.csv")
+        try """
+        parcel id,amount,acreage,assessed value,description
+        V-HALF,500,3,1000,
+        V-DOUBLE,500,3,250,
+        V-1.25,500,3,400,
+        V-ZERO-BID,0,3,1000,
+        V-UNKNOWN,500,3,,
+        V-ZERO-VALUE,500,3,0,
+        V-MONEY,"$1,000.00",3,"$4,000.00",
+
+        """.write(to: csv, atomically: true, encoding: .utf8)
+        let published = try build([(csv, "Baldwin")], name: "auct-assessed")
+        func parcel(_ id: String) throws -> JSON { try XCTUnwrap(published.first { $0["parcelId"]?.stringValue == id }, id) }
+        // By hand (ppa 166.67: 10000/ppa = 60 → 24; acreage 30): ratio 0.5 → 10 → 64.0; 2 → 5 → 59.0; 1.25 → 8 → 62.0;
+        // zero bid: no price term and no ratio term → 30.0; unknown or 0 value: ratio 1 → 64.0; $1,000 / $4,000 → ppa 333.33
+        // (30 → 12), ratio 0.25 → 10 → 52.0.
+        let expected: [(String, Double, Double)] = [("V-HALF", 64, 0.5), ("V-DOUBLE", 59, 2), ("V-1.25", 62, 1.25), ("V-ZERO-BID", 30, 0),
+                                                    ("V-UNKNOWN", 64, 1), ("V-ZERO-VALUE", 64, 1), ("V-MONEY", 52, 0.25)]
+        for (id, score, ratio) in expected {
+            XCTAssertEqual(try parcel(id)["investmentScore"]?.doubleValue, score, id)
+            XCTAssertEqual(try parcel(id)["assessedValueRatio"]?.doubleValue, ratio, id)
+        }
+        assertMatches(published, try runOracle([(csv, "Baldwin")]))
     }
 
     // MARK: real data
