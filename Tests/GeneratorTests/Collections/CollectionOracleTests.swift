@@ -107,4 +107,64 @@ final class CollectionOracleTests: XCTestCase {
         XCTAssertEqual(try mean(["1", "1", "2"]), "1.333333")
         XCTAssertEqual(try mean(["2", "2", "1"]), "1.666667")
     }
+
+    /// The collection's ranked index uses the declared search fields and weights: every stored score against BM25F
+    /// computed here (k1 1.2, b 0.75, score × 100 rounded; README "Search"), with name 3 and city 1.5 as declared, and an
+    /// array field's elements as its words.
+    func testSearchScoresUseTheDeclaredWeights() throws {
+        let decl = #"""
+        {"sources": ["collections/data/h.csv"], "id": "id",
+         "fields": {"id": {"type": "string"}, "name": {"type": "string"}, "city": {"type": "string"}, "tags": {"type": "array", "separator": "|"}},
+         "list": {"fields": ["id", "name"]}, "search": {"name": 3, "city": 1.5, "tags": 0.5}}
+        """#
+        let rows: [(String, String, String, String)] = [
+            ("h1", "harbor view loft", "boston", "loft|view"), ("h2", "garden cottage", "salem", "garden"),
+            ("h3", "harbor cottage", "boston", ""), ("h4", "city loft", "cambridge", "loft"), ("h5", "view point", "salem", "harbor|view"),
+        ]
+        let csv = "id,name,city,tags\n" + rows.map { "\($0.0),\($0.1),\($0.2),\($0.3)" }.joined(separator: "\n") + "\n"
+        let input = TestSupport.makeInput(site: { $0.removeValue(forKey: "catalog") }, files: ["collections/h.json": decl, "collections/data/h.csv": csv])
+        let out = TestSupport.tempDir("coll-search-oracle").appendingPathComponent("dist")
+        _ = try Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        func file(_ p: String) throws -> JSON { try JSONReader.parse(Data(contentsOf: out.appendingPathComponent(p))) }
+
+        // The oracle.
+        var tf: [String: [String: Double]] = [:], dl: [String: Double] = [:], df: [String: Int] = [:]
+        for r in rows {
+            var t: [String: Double] = [:], len = 0.0
+            for (w, text) in [(3.0, r.1), (1.5, r.2), (0.5, r.3.replacingOccurrences(of: "|", with: " "))] {
+                for word in text.split(separator: " ") { t[String(word), default: 0] += w; len += w }
+            }
+            tf[r.0] = t; dl[r.0] = len
+            for word in t.keys { df[word, default: 0] += 1 }
+        }
+        let n = Double(rows.count), avgdl = dl.values.reduce(0, +) / n
+        var expected: [String: [String: Int]] = [:]
+        for (id, t) in tf {
+            for (word, f) in t {
+                let d = Double(df[word]!)
+                let idf = Foundation.log(1 + (n - d + 0.5) / (d + 0.5))
+                expected[word, default: [:]][id] = max(1, Int((idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * dl[id]! / avgdl)) * 100).rounded()))
+            }
+        }
+        // The index, read as a client would.
+        let meta = try file("collections/h/search/meta.json")
+        var ids: [Int: String] = [:]
+        for shard in meta["store"]?["shards"]?.arrayValue ?? [] {
+            let s = try file(shard["path"]!.stringValue!)
+            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { ids[s["first"]!.intValue! + i] = d["id"]?.stringValue }
+        }
+        var stored: [String: [String: Int]] = [:]
+        for shard in meta["termShards"]?.arrayValue ?? [] {
+            let s = try file(shard["path"]!.stringValue!)
+            for (i, term) in (s["terms"]?.arrayValue ?? []).enumerated() {
+                let flat = s["postings"]?[i]?.arrayValue?.compactMap(\.intValue) ?? []
+                var doc = 0
+                for k in stride(from: 0, to: flat.count - 1, by: 2) { doc += flat[k]; stored[term.stringValue!, default: [:]][ids[doc]!] = flat[k + 1] }
+            }
+        }
+        XCTAssertEqual(Set(ids.values), Set(rows.map(\.0)))
+        XCTAssertEqual(Set(stored.keys), Set(expected.keys))
+        for (term, list) in expected { XCTAssertEqual(stored[term], list, term) }
+        XCTAssertEqual(meta["ranking"]?["fieldWeights"], .obj(["name": 3, "city": 1.5, "tags": 0.5]))
+    }
 }
