@@ -102,6 +102,8 @@ MUTATIONS = [
     ("auction-rank-water", "Sources/Generator/Auctions/AuctionsDomain.swift",
      "if a.waterScore != b.waterScore { return a.waterScore > b.waterScore }",
      "if a.waterScore != b.waterScore { return a.waterScore < b.waterScore }", T["auctions"]),
+    ("auction-assessed-ratio", "Sources/Generator/Auctions/AuctionsDomain.swift",
+     "amountDouble / Self.double($0) : 1.0", "Self.double($0) / max(amountDouble, 1) : 1.0", T["auctions"]),
     ("auction-python-round", "Sources/Generator/Auctions/Scoring.swift",
      "let up = r > half || (r == half && q % 2 == 1)", "let up = r >= half", T["auctions"]),
     # --- NBA ---
@@ -125,6 +127,13 @@ MUTATIONS = [
      "Projection(homeMean: (home.ppg + away.oppPpg) / 2,", "Projection(homeMean: (home.ppg + home.oppPpg) / 2,", T["nba"]),
     ("nba-whole-totals", "Sources/Generator/NBA/Totals.swift",
      "totals[i] = total.rounded(.toNearestOrAwayFromZero)", "totals[i] = total", T["nba"]),
+    ("nba-backtest-bins", "Sources/Generator/NBA/Backtest.swift",
+     "let bin = min(9, Int(pOver * 10))", "let bin = min(9, Int(pOver * 9))", T["nba"]),
+    ("nba-players-pct", "Sources/Generator/NBA/Outputs/PlayersOutput.swift",
+     "return a == 0 ? .int(0) : r(ls.reduce(0) { $0 + $1[keyPath: made] } / a, 3)",
+     "return a == 0 ? .int(0) : r(ls.reduce(0) { $0 + $1[keyPath: made] } / (a + 1), 3)", T["nba"]),
+    ("nba-streak", "Sources/Generator/NBA/TeamStats.swift",
+     "let n = results.reversed().prefix { $0 == last }.count", "let n = results.prefix { $0 == last }.count", T["nba"]),
     # --- Collections ---
     ("collections-nulls-last", "Sources/Generator/Collections/CollectionsDomain.swift",
      "if xNull != yNull { return !xNull }", "if xNull != yNull { return xNull }", T["collections"]),
@@ -137,6 +146,9 @@ MUTATIONS = [
     ("collections-facet-order", "Sources/Generator/Collections/Outputs/CollectionIndexOutput.swift",
      "values = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }",
      "values = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key > $1.key }", T["collections"]),
+    ("collections-search-weights", "Sources/Generator/Collections/Outputs/CollectionSearchOutput.swift",
+     "fields: decl.search.map { f in (f.field, f.weight, Self.text(item.values[f.field])) }",
+     "fields: decl.search.map { f in (f.field, 1.0, Self.text(item.values[f.field])) }", T["collections"]),
     # --- Release ---
     ("jsonpatch-test-inverted", "Sources/Generator/Release/JSONPatch.swift",
      "guard try get(doc, tokens[...]) == (try value()) else", "guard try get(doc, tokens[...]) != (try value()) else", T["release"]),
