@@ -7,7 +7,11 @@ NEW_TREE's update-manifest.json names the delta from OLD_TREE's version. Prints
 "N passed, M failed"; exit 0 when nothing failed.
 """
 import hashlib, json, os, sys
-import jsonpatch
+try:
+    import jsonpatch
+except ImportError:
+    print("check-patches.py needs the python module jsonpatch: pip install jsonpatch (Debian/Ubuntu: apt-get install python3-jsonpatch)")
+    sys.exit(3)
 
 if len(sys.argv) != 3:
     sys.exit("usage: check-patches.py OLD_TREE NEW_TREE")

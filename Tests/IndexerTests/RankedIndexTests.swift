@@ -59,15 +59,34 @@ final class RankedIndexTests: XCTestCase {
         XCTAssertEqual(try ids(q, "hse"), [])                 // short terms must match exactly
     }
 
-    func testTiesAreBrokenByDocumentOrderAndBytesAreStable() throws {
+    /// Two builds give the same bytes, and small shards change no result (order and scores).
+    func testBytesAreStableAndShardSizesChangeNoResult() throws {
         var s = RankedIndexBuilder.Settings()
         s.termShardBytes = 40          // many small shards
         s.storeShardSize = 2
         let a = try files(s), b = try files(s)
         XCTAssertEqual(a, b)
         XCTAssertGreaterThan(a.keys.filter { $0.hasPrefix("search/terms/") }.count, 3)
-        let q = try query(a)
-        XCTAssertEqual(try ids(q, "drill"), try ids(try query(files()), "drill"))
+        let small = try query(a), large = try query(files())
+        for text in ["drill", "acme drill", "boltz"] {
+            let x = try small.rank(text, complete: true), y = try large.rank(text, complete: true)
+            XCTAssertEqual(x.map(\.doc), y.map(\.doc), text)
+            XCTAssertEqual(x.map(\.score), y.map(\.score), text)
+        }
+    }
+
+    /// Equal scores go to the earlier document: two identical documents, in either order of their ids.
+    func testTiesAreBrokenByDocumentOrder() throws {
+        for ids in [["x", "y"], ["y", "x"]] {
+            let twins = ids.map { doc($0, "Claw Hammer", "Acme", "steel") } + [doc("z", "Garden Hose", "Greenly")]
+            var map: [String: [UInt8]] = [:]
+            for (p, text) in try RankedIndexBuilder().build(twins, folder: "search").files { map[p] = text }
+            let q = try query(map)
+            let ranked = try q.rank("hammer", complete: true)
+            XCTAssertEqual(ranked.map(\.doc), [0, 1])
+            XCTAssertEqual(ranked[0].score, ranked[1].score)
+            XCTAssertEqual(try self.ids(q, "claw hammer"), ids)
+        }
     }
 
     func testStoreShardsKeepAGroupTogether() throws {

@@ -89,10 +89,10 @@ public struct AuctionsDomain: Domain {
                 } else if let inferred = AuctionInput.inferAcreage(description) {
                     acreage = inferred.acres; source = inferred.source
                 } else { source = "unknown" }
-                let amountDouble = NSDecimalNumber(decimal: amount).doubleValue
+                let amountDouble = Self.double(amount)
                 let ppa: Double? = (acreage ?? 0) > 0 ? amountDouble / acreage! : nil
                 let water = AuctionScoring.water(description)
-                let ratio: Double = assessed.map { $0 > 0 ? amountDouble / NSDecimalNumber(decimal: $0).doubleValue : 1.0 } ?? 1.0
+                let ratio: Double = assessed.map { $0 > 0 ? amountDouble / Self.double($0) : 1.0 } ?? 1.0
                 let score = AuctionScoring.investmentScore(pricePerAcre: ppa ?? 0, acreage: acreage ?? 0, water: water,
                                                            assessedRatio: ratio, weights: s.weights)
                 out.append((r, Parcel(parcelId: pid, county: county, amount: amount, amountDouble: amountDouble, acreage: acreage,
@@ -108,6 +108,12 @@ public struct AuctionsDomain: Domain {
             }
         }
         return (out, errors)
+    }
+
+    /// The double nearest to a decimal, as Python's float() of its text gives it (the original's arithmetic).
+    /// Not NSDecimalNumber's doubleValue, which is not correctly rounded (146.46 → 146.45999999999998).
+    static func double(_ d: Decimal) -> Double {
+        Double(d.description) ?? NSDecimalNumber(decimal: d).doubleValue
     }
 
     /// The same row again: every field as read (from another file, also every column read through the headers, as

@@ -57,12 +57,17 @@ public enum JSONPatch {
         for op in ops {
             guard let name = op["op"]?.stringValue, let path = op["path"]?.stringValue else { throw ApplyError(description: "operation without op/path") }
             let tokens = try pointer(path)
+            // add, replace and test need a value (a JSON null is a value; a missing member is not).
+            func value() throws -> JSON {
+                guard let v = op["value"] else { throw ApplyError(description: "\(name) at \(path) without a value") }
+                return v
+            }
             switch name {
-            case "add": doc = try set(doc, tokens[...], op["value"] ?? .null, insert: true)
-            case "replace": doc = try set(doc, tokens[...], op["value"] ?? .null, insert: false)
+            case "add": doc = try set(doc, tokens[...], try value(), insert: true)
+            case "replace": doc = try set(doc, tokens[...], try value(), insert: false)
             case "remove": doc = try remove(doc, tokens[...])
             case "test":
-                guard try get(doc, tokens[...]) == (op["value"] ?? .null) else { throw ApplyError(description: "test failed at \(path)") }
+                guard try get(doc, tokens[...]) == (try value()) else { throw ApplyError(description: "test failed at \(path)") }
             case "move", "copy":
                 guard let from = op["from"]?.stringValue else { throw ApplyError(description: "\(name) without from") }
                 let ft = try pointer(from)
@@ -82,11 +87,18 @@ public enum JSONPatch {
             .map { $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") }
     }
 
+    /// An array index as RFC 6901 spells it: `0`, or digits without a leading zero (no sign, no `01`).
+    static func index(_ token: String) -> Int? {
+        guard let f = token.utf8.first, token.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              f != UInt8(ascii: "0") || token.utf8.count == 1 else { return nil }
+        return Int(token)
+    }
+
     static func get(_ doc: JSON, _ t: ArraySlice<String>) throws -> JSON {
         guard let first = t.first else { return doc }
         switch doc {
         case .object(let o): guard let v = o[first] else { throw ApplyError(description: "no member \(first)") }; return try get(v, t.dropFirst())
-        case .array(let a): guard let i = Int(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }; return try get(a[i], t.dropFirst())
+        case .array(let a): guard let i = index(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }; return try get(a[i], t.dropFirst())
         default: throw ApplyError(description: "cannot index into a scalar")
         }
     }
@@ -107,10 +119,10 @@ public enum JSONPatch {
         case .array(var a):
             if last, insert {
                 if first == "-" { a.append(value); return .array(a) }
-                guard let i = Int(first), i >= 0, i <= a.count else { throw ApplyError(description: "bad index \(first)") }
+                guard let i = index(first), i >= 0, i <= a.count else { throw ApplyError(description: "bad index \(first)") }
                 a.insert(value, at: i); return .array(a)
             }
-            guard let i = Int(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }
+            guard let i = index(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }
             a[i] = last ? value : try set(a[i], t.dropFirst(), value, insert: insert)
             return .array(a)
         default: throw ApplyError(description: "cannot index into a scalar")
@@ -126,7 +138,7 @@ public enum JSONPatch {
             if t.count == 1 { o[first] = Optional<JSON>.none } else { o[first] = try remove(child, t.dropFirst()) }
             return .object(o)
         case .array(var a):
-            guard let i = Int(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }
+            guard let i = index(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }
             if t.count == 1 { a.remove(at: i) } else { a[i] = try remove(a[i], t.dropFirst()) }
             return .array(a)
         default: throw ApplyError(description: "cannot index into a scalar")

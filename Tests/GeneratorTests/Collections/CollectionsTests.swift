@@ -198,6 +198,24 @@ final class CollectionsTests: XCTestCase {
         let facet = index["facets"]?["in_stock"]?["values"]?.arrayValue ?? []
         XCTAssertEqual(facet.first { $0["value"] == true }?["count"]?.intValue, inStock)
 
+        // The declared sort (reviews, most first; products without a count last), then the id — computed by Python
+        // from the source file, and compared with the 47 pages in order.
+        let script = #"""
+        import json, sys
+        rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
+        def key(r):
+            c = (r.get("rating") or {}).get("count")
+            return (c is None, -(c or 0), r["itemId"])
+        print(json.dumps([r["itemId"] for r in sorted(rows, key=key)]))
+        """#
+        let py = try TestSupport.run(["python3", "-c", script, products.path])
+        XCTAssertEqual(py.status, 0, py.output)
+        let expectedOrder = try JSONReader.parse(py.output).arrayValue?.compactMap(\.stringValue) ?? []
+        var pagedOrder: [String] = []
+        for n in 1...47 { pagedOrder += try json(tree, "collections/products/page-\(n).json")["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [] }
+        XCTAssertEqual(pagedOrder.count, 4603)
+        XCTAssertEqual(pagedOrder, expectedOrder)
+
         // Its search finds products as the catalog's ranked search does.
         XCTAssertEqual(index["search"]?.stringValue, "collections/products/search/meta.json")
         let q = try Query(metaPath: "collections/products/search/meta.json") { p in [UInt8](tree[p] ?? Data()) }

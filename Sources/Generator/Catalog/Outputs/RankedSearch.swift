@@ -7,7 +7,8 @@ import Indexer
 /// Documents are stored in brand, category, name order, so the results of a query (similar products, often of one
 /// brand) usually sit in one result-store shard.
 struct RankedSearchOutput: CatalogOutput {
-    static let weights: [(String, Double)] = [("name", 3), ("brand", 2), ("category", 1.5), ("description", 1)]
+    /// The field weights of every document (README "Search"); the one place they are set.
+    static let weights = (name: 3.0, brand: 2.0, category: 1.5, description: 1.0)
 
     static let meta = OutputKind(
         name: "search-meta", pathTemplate: "search/meta.json",
@@ -60,8 +61,9 @@ struct RankedSearchOutput: CatalogOutput {
             t.key("image"); t.string(p.imageUrl ?? "")
             t.key("path"); t.string("products/\(p.segment)/details.json")
             t.endObject()
-            return RankedDocument(id: p.segment, fields: [("name", 3, p.name), ("brand", 2, brand),
-                                                          ("category", 1.5, c.categoryName(p)), ("description", 1, p.description)],
+            let w = Self.weights
+            return RankedDocument(id: p.segment, fields: [("name", w.name, p.name), ("brand", w.brand, brand),
+                                                          ("category", w.category, c.categoryName(p)), ("description", w.description, p.description)],
                                   storedText: t.bytes, group: p.brandKey ?? "")
         }
     }

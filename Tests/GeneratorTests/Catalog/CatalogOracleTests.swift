@@ -1,0 +1,95 @@
+import XCTest
+import Foundation
+@testable import Generator
+import Schemas
+
+/// Catalog orders against values computed outside the code (Python, from the product lines): the Bayesian average
+/// (m·C + n·R) / (m + n) of README "Output" (m = catalog.ratingPrior, 20 by default; C the mean rating of products
+/// with reviews; n the review count) orders category pages, ancestors' pages and the offline catalog, ties by id;
+/// SUMMARY.json's top brands by product count, ties by name, case variants merged under the most frequent spelling.
+final class CatalogOracleTests: XCTestCase {
+    static let categories = #"{"categories":[{"id":"tools","name":"Tools","parent":null},{"id":"tools/drills","name":"Drills","parent":"tools"},{"id":"garden","name":"Garden","parent":null}]}"#
+    /// id, brand, rating average, review count, category
+    static let products: [(String, String, Double, Int, String)] = [
+        ("p1", "Acme", 5.0, 1, "tools/drills"), ("p2", "Boltz", 4.5, 100, "tools/drills"), ("p3", "Crank", 4.0, 10, "tools/drills"),
+        ("p4", "Acme", 4.9, 0, "tools/drills"),   // an average without reviews: not rated (n = 0, not part of C)
+        ("p5", "Boltz", 3.0, 50, "tools/drills"), ("p6", "Crank", 4.8, 5, "tools/drills"),
+        ("p7", "ACME", 4.5, 100, "tools/drills"), // the same score as p2: the id breaks the tie
+        ("p8", "Dyna", 3.5, 2, "garden"),
+    ]
+
+    static var lines: [String] {
+        products.map { p in
+            #"{"id":"\#(p.0)","name":"Tool \#(p.0)","description":"d","brand":"\#(p.1)","price":10,"currency":"USD","inStock":true,"imageUrl":"https://x.example/i.jpg","rating":{"average":\#(p.2),"count":\#(p.3)},"category":"\#(p.4)"}"#
+        }
+    }
+
+    static var tree: [String: Data] = {
+        let input = TestSupport.makeInput(files: ["catalog/products.jsonl": lines.joined(separator: "\n") + "\n",
+                                                  "catalog/categories.json": categories])
+        let out = TestSupport.tempDir("catalog-oracle").appendingPathComponent("dist")
+        _ = try! Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        return TestSupport.snapshot(out)
+    }()
+
+    func json(_ path: String) throws -> JSON { try JSONReader.parse(XCTUnwrap(Self.tree[path], path)) }
+
+    /// Python: product ids per category, best Bayesian average first (ties by id).
+    func pythonOrder() throws -> [String: [String]] {
+        let script = #"""
+        import json, sys
+        m = 20.0
+        rows = [json.loads(l) for l in sys.stdin if l.strip()]
+        rated = [r["rating"]["average"] for r in rows if r["rating"]["count"] > 0]
+        c = sum(rated) / len(rated)
+        def score(r):
+            n = r["rating"]["count"]
+            return (m * c + n * r["rating"]["average"]) / (m + n)
+        out = {}
+        for cat in ["tools", "tools/drills", "garden"]:
+            members = [r for r in rows if r["category"] == cat or r["category"].startswith(cat + "/")]
+            out[cat] = [r["id"] for r in sorted(members, key=lambda r: (-score(r), r["id"]))]
+        print(json.dumps(out))
+        """#
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script]
+        let inPipe = Pipe(), outPipe = Pipe()
+        p.standardInput = inPipe; p.standardOutput = outPipe; p.standardError = outPipe
+        try p.run()
+        inPipe.fileHandleForWriting.write(Data((Self.lines.joined(separator: "\n") + "\n").utf8))
+        try inPipe.fileHandleForWriting.close()
+        let data = outPipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, String(decoding: data, as: UTF8.self))
+        let j = try JSONReader.parse(data)
+        var out: [String: [String]] = [:]
+        for m in j.objectValue?.members ?? [] { out[m.key] = m.value.arrayValue?.compactMap(\.stringValue) }
+        return out
+    }
+
+    func testCategoryPagesAndOfflineCatalogFollowTheBayesianAverage() throws {
+        let expected = try pythonOrder()
+        // By hand: C = (5 + 4.5 + 4 + 3 + 4.8 + 4.5 + 3.5) / 7 = 4.1857; p2 = p7 = (20C + 450)/120 = 4.4476,
+        // p6 = (20C + 24)/25 = 4.3086, p1 = (20C + 5)/21 = 4.2245, p4 = C, p3 = (20C + 40)/30 = 4.1238, p5 = (20C + 150)/70 = 3.3388.
+        XCTAssertEqual(expected["tools/drills"], ["p2", "p7", "p6", "p1", "p4", "p3", "p5"])
+        for (category, path) in [("tools/drills", "categories/tools/drills.json"), ("tools", "categories/tools.json"), ("garden", "categories/garden.json")] {
+            let ids = try json(path)["products"]?.arrayValue?.compactMap { $0["product_id"]?.stringValue }
+            XCTAssertEqual(ids, expected[category], path)
+        }
+        let offline = try json("offline-catalog.json")
+        for c in offline["categories"]?.arrayValue ?? [] {
+            let id = c["id"]!.stringValue!
+            XCTAssertEqual(c["productIds"]?.arrayValue?.compactMap(\.stringValue), expected[id].map { Array($0.prefix(10)) }, id)
+        }
+        XCTAssertEqual(offline["categories"]?.arrayValue?.count, 3)
+    }
+
+    func testTopBrands() throws {
+        let top = try json("SUMMARY.json")["topBrands"]?.arrayValue ?? []
+        // acme 3 (Acme twice, ACME once: shown as Acme), then boltz and crank with 2 (by name), dyna 1.
+        XCTAssertEqual(top.compactMap { $0["name"]?.stringValue }, ["Acme", "Boltz", "Crank", "Dyna"])
+        XCTAssertEqual(top.compactMap { $0["productCount"]?.intValue }, [3, 2, 2, 1])
+        XCTAssertEqual(top.first?["variants"]?.arrayValue?.compactMap(\.stringValue), ["ACME", "Acme"])
+    }
+}

@@ -1,0 +1,41 @@
+import XCTest
+import Foundation
+
+/// scripts/check-patches.py (python jsonpatch, the cross-check of our patches in ReleaseTests) never skips silently.
+final class CheckPatchesScriptTests: XCTestCase {
+    static let script = TestSupport.repoRoot.appendingPathComponent("scripts/check-patches.py").path
+
+    /// The module is installed where the tests run (ReleaseTests needs it, and fails with the install command if not).
+    func testJsonpatchIsInstalled() throws {
+        let r = try TestSupport.run(["python3", "-c", "import jsonpatch"])
+        XCTAssertEqual(r.status, 0, "python jsonpatch is missing: pip install jsonpatch (Debian/Ubuntu: apt-get install python3-jsonpatch)\n\(r.output)")
+    }
+
+    /// Without the module (python3 -S: no site-packages) the script fails and says how to install it.
+    func testWithoutTheModuleTheScriptFailsWithTheInstallCommand() throws {
+        let r = try TestSupport.run(["python3", "-S", Self.script, "/nonexistent-old", "/nonexistent-new"])
+        XCTAssertEqual(r.status, 3, r.output)
+        XCTAssertTrue(r.output.contains("pip install jsonpatch"), r.output)
+    }
+
+    /// A patch that does not give the new file is reported as a failure (exit 1), not passed.
+    func testAWrongPatchFails() throws {
+        let dir = TestSupport.tempDir("check-patches"), old = dir.appendingPathComponent("old"), new = dir.appendingPathComponent("new")
+        for d in [old, new.appendingPathComponent("releases/2")] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
+        try Data(#"{"a":1}"#.utf8).write(to: old.appendingPathComponent("x.json"))
+        try Data(#"{"a":2}"#.utf8).write(to: new.appendingPathComponent("x.json"))
+        try Data(#"{"delta":{"path":"releases/2/delta.json"}}"#.utf8).write(to: new.appendingPathComponent("update-manifest.json"))
+        func delta(_ value: Int) throws {
+            let text = #"{"changed":[{"path":"x.json","sha256":"0","patch":[{"op":"replace","path":"/a","value":\#(value)}]}]}"#
+            try Data(text.utf8).write(to: new.appendingPathComponent("releases/2/delta.json"))
+        }
+        try delta(3)
+        let wrong = try TestSupport.run(["python3", Self.script, old.path, new.path])
+        XCTAssertEqual(wrong.status, 1, wrong.output)
+        XCTAssertTrue(wrong.output.contains("0 passed, 1 failed"), wrong.output)
+        try delta(2)
+        let right = try TestSupport.run(["python3", Self.script, old.path, new.path])
+        XCTAssertEqual(right.status, 0, right.output)
+        XCTAssertTrue(right.output.contains("1 passed, 0 failed"), right.output)
+    }
+}
