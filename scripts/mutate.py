@@ -14,7 +14,7 @@ first run builds from scratch) and `shared`, a link to the repository's ../share
 A baseline run of every filter must pass before any mutation counts. The last line is `N of M caught`.
 Slow (a build and a test run per mutation): run it with nohup and read its log.
 """
-import argparse, fcntl, os, shutil, signal, subprocess, sys, time
+import argparse, fcntl, os, re, shutil, signal, subprocess, sys, time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -22,13 +22,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T = {
     "schemas": r"SchemasTests\.",
     "indexer": r"IndexerTests\.|GeneratorTests\.RankedSearchOracleTests",
-    "catalog": r"GeneratorTests\.(RankedSearchOracleTests|CatalogOracleTests|SummaryTests|RealCorpusTests|SafePathTests|AppConfigReleaseTests|BuildTests)",
+    "catalog": r"GeneratorTests\.(RankedSearchOracleTests|CatalogOracleTests|SummaryTests|RealCorpusTests|SafePathTests|AppConfigReleaseTests|BuildDeterminismTests)",
     "search": r"GeneratorTests\.(RankedSearchOracleTests|SearchTests)",
     "auctions": r"GeneratorTests\.Auction",
     "nba": r"GeneratorTests\.NBA",
     "collections": r"GeneratorTests\.Collection",
-    "release": r"GeneratorTests\.(JSONPatch|ReleaseTests|DiffTests|CheckPatchesScriptTests|UpdatePlannerTests)",
-    "writer": r"GeneratorTests\.(StagedTreeTests|TreeReuseTests|StagingLeftoverTests|BuildTests|OutputGuardTests|PagesRulesTests)",
+    "release": r"GeneratorTests\.(JSONPatch|ReleaseTests|SchemaChangeRuleTests|DiffCommandTests|CheckPatchesScriptTests)",
+    "writer": r"GeneratorTests\.(StagedTreeTests|TreeReuseTests|StagingLeftoverTests|BuildDeterminismTests|BuildLockTests|OutputGuardTests|PagesRulesTests)",
 }
 
 # (id, file, text to find — exactly once in the file, the replacement, test filter)
@@ -293,6 +293,12 @@ def main():
         status, out = tests(copy, pattern, args.timeout)
         if status != 0:
             sys.exit(f"baseline tests fail for {pattern} (fix them first):\n" + out[-3000:])
+        # Every class named in a filter must exist (a misspelt name would silently test less).
+        ran = {l.split("'")[1].split(".")[0] for l in out.splitlines() if l.startswith("Test Case '")}
+        named = set(re.findall(r"[A-Z][A-Za-z]+Tests|JSONPatch[A-Za-z]*", pattern)) - {"GeneratorTests", "IndexerTests", "SchemasTests"}
+        missing = [n for n in named if not any(r == n or r.startswith(n) for r in ran)]
+        if missing or not ran:
+            sys.exit(f"the filter {pattern} names classes that ran no test: {missing or 'all'}")
         print(f"baseline {pattern}: passed in {time.time() - t:.0f} s", flush=True)
 
     results = []
