@@ -40,6 +40,7 @@ final class PreviewServerTests: XCTestCase {
         let edited = Date()
         XCTAssertTrue(ServeSupport.waitFor(5) { (try? productName(running.port)) == name }, "\(running.log.all)")
         let seconds = Date().timeIntervalSince(edited)
+        print("the edit was served \(String(format: "%.2f", seconds)) s after it was saved")
         XCTAssertLessThanOrEqual(seconds, 2.0, "the edit was served after \(seconds) s")
         XCTAssertEqual(running.server.servedVersion, first + 1)
         XCTAssertEqual(try ServeSupport.fileIndex(dist).version, first + 1, "the build went into DIST, as generator build does")
