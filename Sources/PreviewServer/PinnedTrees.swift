@@ -51,14 +51,21 @@ final class PinnedTrees: @unchecked Sendable {
     func pinCurrent(waiting: (Int32?) -> Void = { _ in }) throws -> Snapshot {
         let held = try? BuildLock(output: dist, wait: 3600, waiting: waiting)
         defer { held?.release() }
+        // Taken under the lock, before linking: a build swapping the tree after this is noticed by the next poll.
+        let stamp = InputWatch.treeStamp(dist)
         lock.lock(); count += 1; let number = count; lock.unlock()
         let pinned = try Snapshot.pin(dist, into: folder.appendingPathComponent("\(number)"), number: number)
         lock.lock()
         if let old = snapshot { retired.append((Weak(old), old.folder)) }
         snapshot = pinned
+        pinnedStamp = stamp
         lock.unlock()
         return pinned
     }
+
+    /// `InputWatch.treeStamp` of the tree the current snapshot was pinned from.
+    var stamp: String? { lock.withLock { pinnedStamp } }
+    private var pinnedStamp: String?
 
     /// Snapshots replaced by a newer one, held weakly: requests still answering from one keep it alive.
     private var retired: [(snapshot: Weak, folder: URL)] = []

@@ -153,8 +153,8 @@ public final class PreviewServer: @unchecked Sendable {
 
     private func watch(firstStamp: InputWatch.Stamp?, dist: URL, trees: PinnedTrees) {
         var built = firstStamp, seen = firstStamp
+        var failedStamp: String?
         var seenAt = Date()
-        var tree = InputWatch.treeStamp(trees.dist)
         while !isStopping {
             usleep(useconds_t(options.poll * 1_000_000))
             if isStopping { break }
@@ -166,14 +166,14 @@ public final class PreviewServer: @unchecked Sendable {
                     if Date().timeIntervalSince(seenAt) < options.debounce { continue }
                     built = seen
                     if build(input, first: false), !isStopping { pin(trees, why: nil) }
-                    tree = InputWatch.treeStamp(trees.dist)
                     continue
                 }
             }
+            // Swapped by someone else (or by our build whose pinning failed): pinned again. A tree that cannot be
+            // pinned is said once per change.
             let now = InputWatch.treeStamp(trees.dist)
-            if now != tree {
-                tree = now
-                pin(trees, why: "\(options.dist.path) was rebuilt")
+            if now != trees.stamp, now != failedStamp {
+                if !pin(trees, why: "\(options.dist.path) was rebuilt") { failedStamp = now }
             }
         }
     }
@@ -200,15 +200,18 @@ public final class PreviewServer: @unchecked Sendable {
         }
     }
 
-    private func pin(_ trees: PinnedTrees, why: String?) {
+    @discardableResult
+    private func pin(_ trees: PinnedTrees, why: String?) -> Bool {
         do {
             let snapshot = try trees.pinCurrent(waiting: waitingNote)
             tellSkipped(snapshot)
             report(.info((why.map { "\($0): " } ?? "") + "serving version \(snapshot.version) (\(snapshot.currentVersion))"))
+            return true
         } catch {
-            if isStopping { return }
+            if isStopping { return false }
             let serving = trees.current.map { "still serving version \($0.version) (\($0.currentVersion))" } ?? ""
             report(.error("error: \(TreeReader.terminalSafe("\(error)"))\n\(serving)"))
+            return false
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Generator
 import XCTest
 @testable import PreviewServer
 #if canImport(FoundationNetworking)
@@ -72,6 +73,25 @@ final class PreviewServerTests: XCTestCase {
         try rename(in: input, to: "Fixed Drill")
         XCTAssertTrue(ServeSupport.waitFor(10) { (try? productName(running.port)) == "Fixed Drill" }, "\(running.log.all)")
         XCTAssertEqual(running.server.servedVersion, version + 1)
+    }
+
+    /// Without --watch: a `generator build` into the served tree by someone else is served once it is swapped in.
+    func testABuildByAnotherProcessIsServedOnceSwappedIn() throws {
+        let input = ServeSupport.smallInput()
+        let dist = try ServeSupport.build(input)
+        let running = try ServeSupport.serve(dist)
+        defer { running.stop() }
+        let before = try RawHTTP.get(port: running.port, "/products/p1/details.json")
+        XCTAssertEqual(before.status, 200)
+        let products = input.appendingPathComponent("catalog/products.jsonl")
+        try String(contentsOf: products, encoding: .utf8).replacingOccurrences(of: "Cordless Drill 1", with: "Rebuilt Drill 1")
+            .write(to: products, atomically: true, encoding: .utf8)
+        _ = try Build.run(BuildOptions(input: input, output: dist, threads: 2, epochSeconds: 1_700_000_100))
+        XCTAssertTrue(ServeSupport.waitFor(3) {
+            (try? RawHTTP.get(port: running.port, "/products/p1/details.json").body).map { String(decoding: $0, as: UTF8.self).contains("Rebuilt Drill 1") } == true
+        }, "\(running.log.all)")
+        XCTAssertEqual(running.server.servedVersion, 2)
+        XCTAssertTrue(running.log.all.contains(.info("\(dist.path) was rebuilt: serving version 2 (\(try ServeSupport.currentVersion(dist)))")), "\(running.log.all)")
     }
 
     /// Three clients request every file of the tree in a loop while the input is edited and rebuilt three times.

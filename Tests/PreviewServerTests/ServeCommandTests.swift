@@ -79,7 +79,20 @@ final class ServeCommandTests: XCTestCase {
             XCTAssertEqual(status, 2, "\(args): \(output)")
             XCTAssertTrue(output.contains(mention), "\(args): \(output)")
         }
+        // --watch builds into DIST, so DIST must be a folder a build may replace.
+        let (refused, refusal) = try run([notATree.path, "--port", "0", "--watch", ServeSupport.smallInput().path])
+        XCTAssertEqual(refused, 2, refusal)
+        XCTAssertTrue(refusal.contains("not built by generator") || refusal.contains("not a tree built by generator"), refusal)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: notATree.path), ["a.txt"], "nothing written into a folder it refused")
+
+        // A first build that fails leaves nothing to serve: exit 1 with the build's error.
+        let broken = ServeSupport.smallInput()
+        try "{\"id\": ".write(to: broken.appendingPathComponent("catalog/products.jsonl"), atomically: true, encoding: .utf8)
+        let (failed, failure) = try run([folder.appendingPathComponent("new-dist").path, "--port", "0", "--watch", broken.path])
+        XCTAssertEqual(failed, 1, failure)
+        XCTAssertTrue(failure.contains("products.jsonl:1"), failure)
+        XCTAssertTrue(failure.contains("holds no tree to serve"), failure)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("new-dist").path))
 
         let dist = try ServeSupport.build(ServeSupport.smallInput())
         let (p, url, _) = try start([dist.path, "--port", "0"])

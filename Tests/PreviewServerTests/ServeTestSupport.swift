@@ -79,6 +79,11 @@ enum ServeSupport {
         return (manifest["version"] as! Int, try indexFile(dist.appendingPathComponent(indexPath)))
     }
 
+    static func currentVersion(_ dist: URL) throws -> String {
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: dist.appendingPathComponent("update-manifest.json"))) as! [String: Any]
+        return manifest["currentVersion"] as! String
+    }
+
     static func indexFile(_ url: URL) throws -> [String: String] {
         let index = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
         var out: [String: String] = [:]
