@@ -48,6 +48,8 @@ public final class PreviewServer: @unchecked Sendable {
     private var server: HTTPServer?
     private var stopping = false
     private let watcherDone = DispatchSemaphore(value: 0)
+    /// Results the builds of this session share (unchanged NBA games are not simulated again).
+    private let memory = BuildMemory()
     private var watcherStarted = false
 
     public init(_ options: Options, report: @escaping @Sendable (Event) -> Void) {
@@ -183,8 +185,9 @@ public final class PreviewServer: @unchecked Sendable {
         report(.info(first ? "building \(input.path) into \(options.dist.path) …" : "\(input.path) changed: rebuilding …"))
         let started = Date()
         do {
-            let summary = try Build.run(BuildOptions(input: input, output: options.dist, threads: options.threads, lockWait: 3600),
-                                        waiting: waitingNote)
+            var buildOptions = BuildOptions(input: input, output: options.dist, threads: options.threads, lockWait: 3600)
+            buildOptions.memory = memory
+            let summary = try Build.run(buildOptions, waiting: waitingNote)
             let seconds = String(format: "%.2f", Date().timeIntervalSince(started))
             if summary.changed {
                 report(.info("built version \(summary.version) (\(summary.currentVersion)), \(summary.fileCount) files, in \(seconds) s"))
