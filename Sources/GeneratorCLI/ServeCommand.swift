@@ -22,7 +22,7 @@ struct ServeCommand: ParsableCommand {
         quiet for a moment; a failed build prints its errors and the last good tree stays served.
 
         Stops on Ctrl-C or SIGTERM. Exit codes: 0 stopped, 1 the first build failed with no tree to serve or the \
-        port cannot be used, 2 usage errors (DIST not a built tree, a refused DIST for --watch, a bad --host).
+        port cannot be used, 2 usage errors (DIST not a built tree, a refused DIST for --watch, a bad --host or --port).
         """)
 
     @Argument(help: "The tree to serve (built by generator build; with --watch, built first when missing).")

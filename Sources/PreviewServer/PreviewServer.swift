@@ -124,7 +124,7 @@ public final class PreviewServer: @unchecked Sendable {
         let url = URL(string: "http://\(host):\(port)/")!
 
         let watcher = Thread { [self] in
-            watch(firstStamp: firstStamp, dist: dist, trees: trees)
+            watch(firstStamp: firstStamp, trees: trees)
             watcherDone.signal()
         }
         watcher.name = "serve-watch"
@@ -153,7 +153,7 @@ public final class PreviewServer: @unchecked Sendable {
 
     // MARK: Watching
 
-    private func watch(firstStamp: InputWatch.Stamp?, dist: URL, trees: PinnedTrees) {
+    private func watch(firstStamp: InputWatch.Stamp?, trees: PinnedTrees) {
         var built = firstStamp, seen = firstStamp
         var failedStamp: String?
         var seenAt = Date()
