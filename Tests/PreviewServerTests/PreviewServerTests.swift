@@ -151,6 +151,7 @@ final class PreviewServerTests: XCTestCase {
         for v in Set(seen.map(\.version)) {
             indexes[v] = try ServeSupport.indexFile(dist.appendingPathComponent("releases/\(v)/files.json"))
         }
+        print("\(seen.count) answers from releases \(indexes.keys.sorted())")
         XCTAssertGreaterThanOrEqual(indexes.count, 4, "answers came from the first release and each of the three rebuilds")
         XCTAssertGreaterThan(seen.count, 300, "enough requests to overlap the swaps")
         var failures: [String] = []
