@@ -16,6 +16,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // HTTP/1.1 server of `generator serve` only (see README, Preview server): pure Swift on sockets.
+        .package(url: "https://github.com/swhitty/FlyingFox", .upToNextMinor(from: "0.27.1")),
     ],
     targets: [
         // System zlib (Debian: zlib1g-dev) for gzip sizes in reports and benchmarks.
@@ -28,8 +30,12 @@ let package = Package(
             "Schemas", "Indexer", "CZlib", "TreeClient",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // `generator serve`: kept out of Generator and TreeClient, so neither they nor apps get the HTTP server.
+        .target(name: "PreviewServer", dependencies: [
+            "Generator", "TreeClient", .product(name: "FlyingFox", package: "FlyingFox"),
+        ]),
         .executableTarget(name: "GeneratorCLI", dependencies: [
-            "Generator", "TreeClient",
+            "Generator", "TreeClient", "PreviewServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "SchemasTests", dependencies: ["Schemas"]),
@@ -38,5 +44,6 @@ let package = Package(
         .target(name: "FaultServerSupport", dependencies: ["TreeClient"], path: "Tests/FaultServerSupport"),
         .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer", "TreeClient", "FaultServerSupport"]),
         .testTarget(name: "TreeClientTests", dependencies: ["TreeClient", "FaultServerSupport"]),
+        .testTarget(name: "PreviewServerTests", dependencies: ["PreviewServer", "Generator", "TreeClient", "CZlib"]),
     ]
 )

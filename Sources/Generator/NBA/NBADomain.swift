@@ -93,7 +93,7 @@ public struct NBADomain: Domain {
             DispatchQueue.concurrentPerform(iterations: chunks) { c in
                 for k in (c * flat.count / chunks)..<((c + 1) * flat.count / chunks) {
                     let a = snaps[flat[k].0].games[flat[k].1]
-                    let sim = model.simulate(a.projection, line: a.line?.total, seed: TotalsModel.seed(a.game.id, s.modelKey))
+                    let sim = model.simulate(a.projection, line: a.line?.total, seed: TotalsModel.seed(a.game.id, s.modelKey), memory: context.memory)
                     out[k] = (sim, a.line.map { model.exactOver(a.projection, line: $0.total) })
                 }
             }

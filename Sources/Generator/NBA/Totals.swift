@@ -21,7 +21,22 @@ struct TotalsModel {
 
     /// Totals are whole points (the final score of a game): over when the rounded total is above the line, under
     /// when below, push when equal.
-    func simulate(_ p: Projection, line: Double?, seed: UInt64) -> Simulation {
+    func simulate(_ p: Projection, line: Double?, seed: UInt64, memory: BuildMemory? = nil) -> Simulation {
+        // A pure function of these: a rebuild in the same long-lived process (`generator serve --watch`) simulates
+        // again only the games whose projection, line or model changed (the simulations are most of an unoptimised
+        // build).
+        guard let memory else { return simulateOnce(p, line: line, seed: seed) }
+        let key = SimulationKey(model: s.modelKey, seed: seed, line: line?.bitPattern,
+                                projection: [p.homeMean, p.awayMean, p.homeSD, p.awaySD].map(\.bitPattern))
+        if let done = memory.simulation(key) { return done }
+        let r = simulateOnce(p, line: line, seed: seed)
+        memory.keep(key, r)
+        return r
+    }
+
+    struct SimulationKey: Hashable { let model: String; let seed: UInt64; let line: UInt64?; let projection: [UInt64] }
+
+    private func simulateOnce(_ p: Projection, line: Double?, seed: UInt64) -> Simulation {
         var rng = Xoshiro256(seed: seed)
         let n = s.simulations
         var totals = [Double](repeating: 0, count: n)

@@ -21,6 +21,8 @@ public struct BuildOptions: Sendable {
     public var skipBadRows: Bool
     /// How long to wait for another build writing the same output (seconds; 0: fail at once).
     public var lockWait: Double
+    /// Kept between the builds of a long-lived process (`generator serve --watch`); nil for a single build.
+    public var memory: BuildMemory?
 
     public init(input: URL, output: URL, previous: URL? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 epochSeconds: Int? = nil, skipBadRows: Bool = false, lockWait: Double = 60) {
@@ -95,8 +97,9 @@ public enum Build {
             throw BuildError(file: options.input.path, "input folder not found")
         }
         let site = try SiteConfig.load(siteURL, displayName: probe.displayPath(siteURL))
-        let context = BuildContext(site: site, inputDirectory: options.input, epochSeconds: options.epochSeconds,
+        var context = BuildContext(site: site, inputDirectory: options.input, epochSeconds: options.epochSeconds,
                                    threads: options.threads, skipBadRows: options.skipBadRows)
+        context.memory = options.memory
         let siteFile = context.displayPath(siteURL)
         let release = try ReleaseSettings.read(site, file: siteFile)
 

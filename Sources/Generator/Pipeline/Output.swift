@@ -130,6 +130,8 @@ public struct BuildContext: Sendable {
     public var threads: Int
     /// Turn bad data rows into counted warnings instead of failing (domains that support it).
     public var skipBadRows: Bool
+    /// Results kept from earlier builds of the same process (`BuildOptions.memory`), or nil.
+    public var memory: BuildMemory?
 
     public init(site: SiteConfig, inputDirectory: URL, epochSeconds: Int, threads: Int, skipBadRows: Bool = false) {
         self.site = site; self.inputDirectory = inputDirectory; self.epochSeconds = epochSeconds

@@ -1,12 +1,17 @@
 import CZlib
 
-/// gzip-compressed size of bytes (level 9, as static hosts such as GitHub Pages serve JSON), for reports and
-/// benchmarks: what a client actually downloads.
+/// gzip compression (level 9 by default, as static hosts such as GitHub Pages serve JSON): the sizes in reports and
+/// benchmarks (what a client actually downloads), and the bodies `generator serve` sends.
 public enum Gzip {
     public static func compressedSize(_ bytes: [UInt8]) -> Int {
+        compress(bytes)?.count ?? bytes.count
+    }
+
+    /// The gzip member (RFC 1952) holding `bytes`; nil only when zlib cannot start.
+    public static func compress(_ bytes: [UInt8], level: Int32 = 9) -> [UInt8]? {
         var stream = z_stream()
         // windowBits 15 + 16: a gzip wrapper, as served over HTTP.
-        guard deflateInit2_(&stream, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return bytes.count }
+        guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
         defer { deflateEnd(&stream) }
         let bound = Int(deflateBound(&stream, UInt(bytes.count)))
         var out = [UInt8](repeating: 0, count: bound)
@@ -21,6 +26,7 @@ public enum Gzip {
                 return outBuf.count - Int(stream.avail_out)
             }
         }
-        return produced
+        out.removeLast(out.count - produced)
+        return out
     }
 }

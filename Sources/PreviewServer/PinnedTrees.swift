@@ -1,0 +1,114 @@
+import Foundation
+import Generator
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The server's private folder and the snapshot it serves now.
+///
+/// The folder is `.<dist>.serve-<pid>` beside the served tree (same file system, so snapshots are hard links), or a
+/// temporary folder when that one cannot be written. It holds a marker file; only folders holding it are ever
+/// removed: this server's own at stop, and those of servers that are gone (killed before they could clean up).
+final class PinnedTrees: @unchecked Sendable {
+    static let markerName = "made-by-generator-serve"
+    static let markerHeader = "generator serve snapshot folder"
+
+    /// The served tree, symlinks resolved (the build lock and the swap are on this path).
+    let dist: URL
+    let folder: URL
+    private let lock = NSLock()
+    private var snapshot: Snapshot?
+    private var count = 0
+
+    init(dist: URL) throws {
+        self.dist = dist
+        let parent = dist.deletingLastPathComponent()
+        let prefix = ".\(dist.lastPathComponent).serve-"
+        Self.removeAbandoned(in: parent, prefix: prefix)
+        Self.removeAbandoned(in: FileManager.default.temporaryDirectory, prefix: "generator-serve-")
+        // `<pid>`, or `<pid>.<n>` for a second server of the same process (tests run several).
+        let temp = FileManager.default.temporaryDirectory
+        for base in [parent.appendingPathComponent(prefix), temp.appendingPathComponent("generator-serve-")] {
+            for n in 0..<100 {
+                let name = base.lastPathComponent + "\(getpid())" + (n == 0 ? "" : ".\(n)")
+                if let made = Self.make(base.deletingLastPathComponent().appendingPathComponent(name)) { folder = made; return }
+                if errno != EEXIST { break }
+            }
+        }
+        throw Snapshot.Failure(description: "cannot create a snapshot folder beside \(dist.path) nor in \(FileManager.default.temporaryDirectory.path)")
+    }
+
+    /// The snapshot answering requests now (a request takes it once, at its start).
+    var current: Snapshot? {
+        lock.lock(); defer { lock.unlock() }
+        return snapshot
+    }
+
+    /// Pins the tree now at `dist` and serves it from now on. Holds the build lock of `dist` meanwhile (waiting for a
+    /// build that is writing it), so the tree cannot be swapped halfway; a tree whose folder cannot hold the lock
+    /// (read-only) cannot be built over either.
+    @discardableResult
+    func pinCurrent(waiting: (Int32?) -> Void = { _ in }) throws -> Snapshot {
+        let held = try? BuildLock(output: dist, wait: 3600, waiting: waiting)
+        defer { held?.release() }
+        // Taken under the lock, before linking: a build swapping the tree after this is noticed by the next poll.
+        let stamp = InputWatch.treeStamp(dist)
+        lock.lock(); count += 1; let number = count; lock.unlock()
+        let pinned = try Snapshot.pin(dist, into: folder.appendingPathComponent("\(number)"), number: number)
+        lock.lock()
+        if let old = snapshot { retired.append((Weak(old), old.folder)) }
+        snapshot = pinned
+        pinnedStamp = stamp
+        lock.unlock()
+        return pinned
+    }
+
+    /// `InputWatch.treeStamp` of the tree the current snapshot was pinned from.
+    var stamp: String? { lock.withLock { pinnedStamp } }
+    private var pinnedStamp: String?
+
+    /// Snapshots replaced by a newer one, held weakly: requests still answering from one keep it alive.
+    private var retired: [(snapshot: Weak, folder: URL)] = []
+    private final class Weak { weak var value: Snapshot?; init(_ v: Snapshot) { value = v } }
+
+    /// Removes the folders of replaced snapshots that no request uses any more (the built files stay wherever a tree
+    /// still has them: these are links).
+    func reap() {
+        let gone: [URL] = lock.withLock {
+            let done = retired.filter { $0.snapshot.value == nil }.map(\.folder)
+            retired.removeAll { $0.snapshot.value == nil }
+            return done
+        }
+        for folder in gone { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// Removes the private folder (at stop: every snapshot in it is this server's).
+    func removeAll() {
+        lock.withLock { snapshot = nil; retired.removeAll() }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private static func make(_ url: URL) -> URL? {
+        guard mkdir(url.path, 0o700) == 0 else { return nil }
+        let marker = "\(markerHeader)\npid \(getpid())\n"
+        guard FileManager.default.createFile(atPath: url.appendingPathComponent(markerName).path, contents: Data(marker.utf8)) else {
+            rmdir(url.path); return nil
+        }
+        return url
+    }
+
+    /// Folders named `<prefix><pid>` holding the marker, whose server is gone.
+    static func removeAbandoned(in parent: URL, prefix: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "." }), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) == 0 || errno != ESRCH { continue }   // still running (or not ours to judge)
+            let dir = parent.appendingPathComponent(name)
+            var st = stat()
+            guard lstat(dir.path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR,
+                  let marker = FileManager.default.contents(atPath: dir.appendingPathComponent(markerName).path),
+                  String(decoding: marker, as: UTF8.self).hasPrefix(markerHeader + "\n") else { continue }
+            try? FileManager.default.removeItem(at: dir)
+        }
+    }
+}

@@ -1,0 +1,307 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+import Generator
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `generator serve`: a local preview of a built tree over HTTP (FlyingFox), answered as GitHub Pages would, and with
+/// `watch` a rebuild whenever the input changes.
+///
+/// Requests are answered from pinned snapshots (`Snapshot`), never from `dist/` itself: a build swaps `dist/` and
+/// removes the old tree while requests may be in flight, so a server reading `dist/` per request could mix two
+/// releases or find files gone. A new snapshot is pinned after each build (ours with `watch`, or anyone's: the
+/// tree's folder is polled) and replaces the served one at once; the old one stays until its last request is done.
+public final class PreviewServer: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var dist: URL
+        public var host = "127.0.0.1"
+        /// 0: any free port (the URL `start` returns names it).
+        public var port: UInt16 = 8080
+        /// The input folder to rebuild from when it changes.
+        public var watch: URL?
+        public var threads = ProcessInfo.processInfo.activeProcessorCount
+        /// Seconds between looks at the input and the tree.
+        public var poll = 0.2
+        /// Seconds the input must stay unchanged before a rebuild starts (an editor saves in several steps).
+        public var debounce = 0.3
+
+        public init(dist: URL) { self.dist = dist }
+    }
+
+    public enum Event: Sendable, Equatable {
+        case info(String)
+        case error(String)
+    }
+
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+        /// A usage error (bad option or folder): exit 2; otherwise 1.
+        public let isUsage: Bool
+    }
+
+    let options: Options
+    let report: @Sendable (Event) -> Void
+    private let state = NSLock()
+    private var trees: PinnedTrees?
+    private var server: HTTPServer?
+    private var stopping = false
+    private let watcherDone = DispatchSemaphore(value: 0)
+    /// Results the builds of this session share (unchanged NBA games are not simulated again).
+    private let memory = BuildMemory()
+    private var watcherStarted = false
+
+    public init(_ options: Options, report: @escaping @Sendable (Event) -> Void) {
+        self.options = options
+        self.report = report
+    }
+
+    /// The release served now.
+    public var servedVersion: Int? { state.withLock { trees }?.current?.version }
+
+    /// Builds first with `watch` (a failure is fatal only when there is no tree to serve yet), pins the tree,
+    /// listens, and starts polling. Returns the base URL (`http://127.0.0.1:PORT/`).
+    public func start() async throws -> URL {
+        let address = try Self.address(options.host, options.port)
+        let dist = options.dist.standardizedFileURL
+        if let input = options.watch {
+            do { _ = try OutputGuard.check(output: dist.path, input: input.path) } catch {
+                throw StartError(description: "\(error)", isUsage: true)
+            }
+        }
+        let firstStamp = options.watch.map(InputWatch.stamp)
+        if let input = options.watch, !build(input, first: true), !OutputGuard.isBuiltTree(dist.path) {
+            throw StartError(description: "the first build failed and \(dist.path) holds no tree to serve", isUsage: false)
+        }
+        guard let real = realpath(dist.path, nil) else {
+            throw StartError(description: "\(dist.path): no such folder; build a tree first (generator build --out \(dist.path)) or give --watch INPUT", isUsage: true)
+        }
+        let resolved = URL(fileURLWithPath: String(cString: real), isDirectory: true)
+        free(real)
+        var st = stat()
+        guard stat(resolved.path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
+            throw StartError(description: "\(dist.path) is not a folder", isUsage: true)
+        }
+        let trees: PinnedTrees
+        do { trees = try PinnedTrees(dist: resolved) } catch { throw StartError(description: "\(error)", isUsage: false) }
+        do {
+            let snapshot = try trees.pinCurrent(waiting: waitingNote)
+            tellSkipped(snapshot)
+        } catch {
+            trees.removeAll()
+            throw StartError(description: "\(error)", isUsage: true)
+        }
+        state.withLock { self.trees = trees }
+
+        let handler = TreeHTTPHandler(trees: trees)
+        let server = HTTPServer(config: .init(address: address, timeout: 30, logger: .disabled))
+        await server.appendRoute("*", to: handler)
+        // Methods FlyingFox does not list, so that they get 405 rather than its default 404.
+        await server.appendRoute(HTTPRoute(methods: ["PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "QUERY", "SEARCH"], path: "*"), to: handler)
+        let failure = Failure()
+        Task { do { try await server.run() } catch { failure.set(error) } }
+        let deadline = Date().addingTimeInterval(10)
+        while !(await server.isListening) {
+            if let error = failure.get() {
+                trees.removeAll()
+                throw StartError(description: "cannot listen on \(options.host):\(options.port) (\(error))", isUsage: false)
+            }
+            if Date() > deadline {
+                trees.removeAll()
+                throw StartError(description: "the server did not start listening on \(options.host):\(options.port)", isUsage: false)
+            }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        state.withLock { self.server = server }
+        let port: UInt16
+        switch await server.listeningAddress {
+        case .ip4(_, let p)?, .ip6(_, let p)?: port = p
+        default: port = options.port
+        }
+        Self.disableNagle(listeningOn: port)
+        let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+        let url = URL(string: "http://\(host):\(port)/")!
+
+        let watcher = Thread { [self] in
+            watch(firstStamp: firstStamp, trees: trees)
+            watcherDone.signal()
+        }
+        watcher.name = "serve-watch"
+        state.withLock { watcherStarted = true }
+        watcher.start()
+        return url
+    }
+
+    /// Stops polling (a build under way is waited for up to `buildWait` seconds: a build stopped halfway leaves the
+    /// previous tree intact, and its staging folder is removed by the next build), closes the server, and removes
+    /// the snapshot folder. Later calls do nothing.
+    public func stop(buildWait: Double = 30) async {
+        let (first, started, server, trees) = state.withLock { () -> (Bool, Bool, HTTPServer?, PinnedTrees?) in
+            defer { stopping = true }
+            return (!stopping, watcherStarted, self.server, self.trees)
+        }
+        guard first else { return }
+        if started, watcherDone.wait(timeout: .now() + buildWait) == .timedOut {
+            report(.info("a build was still running; it stops with the server (its tree is not swapped in)"))
+        }
+        await server?.stop(timeout: 1)
+        trees?.removeAll()
+    }
+
+    private var isStopping: Bool { state.withLock { stopping } }
+
+    // MARK: Watching
+
+    private func watch(firstStamp: InputWatch.Stamp?, trees: PinnedTrees) {
+        var built = firstStamp, seen = firstStamp
+        var failedStamp: String?
+        var seenAt = Date()
+        while !isStopping {
+            usleep(useconds_t(options.poll * 1_000_000))
+            if isStopping { break }
+            trees.reap()
+            if let input = options.watch {
+                let now = InputWatch.stamp(input)
+                if now != seen { seen = now; seenAt = Date() }
+                if seen != built {
+                    if Date().timeIntervalSince(seenAt) < options.debounce { continue }
+                    built = seen
+                    if build(input, first: false), !isStopping { pin(trees, why: nil) }
+                    continue
+                }
+            }
+            // Swapped by someone else (or by our build whose pinning failed): pinned again. A tree that cannot be
+            // pinned is said once per change.
+            let now = InputWatch.treeStamp(trees.dist)
+            if now != trees.stamp, now != failedStamp {
+                if !pin(trees, why: "\(options.dist.path) was rebuilt") { failedStamp = now }
+            }
+        }
+    }
+
+    /// One build of `input` into the served tree's folder; true when it made a new release.
+    private func build(_ input: URL, first: Bool) -> Bool {
+        report(.info(first ? "building \(input.path) into \(options.dist.path) …" : "\(input.path) changed: rebuilding …"))
+        let started = Date()
+        do {
+            var buildOptions = BuildOptions(input: input, output: options.dist, threads: options.threads, lockWait: 3600)
+            buildOptions.memory = memory
+            let summary = try Build.run(buildOptions, waiting: waitingNote)
+            let seconds = String(format: "%.2f", Date().timeIntervalSince(started))
+            if summary.changed {
+                report(.info("built version \(summary.version) (\(summary.currentVersion)), \(summary.fileCount) files, in \(seconds) s"))
+                return true
+            }
+            report(.info("no content changes: version \(summary.version) (\(summary.currentVersion)) stays"))
+            return false
+        } catch {
+            let text = error is BuildErrors ? "\(error)" : "error: \(error)"
+            let serving = state.withLock { trees }?.current.map { "still serving version \($0.version) (\($0.currentVersion)), the last good tree" }
+            report(.error(TreeReader.terminalSafe(text) + "\nbuild failed; " + (serving ?? "\(options.dist.path) was left unchanged")))
+            return false
+        }
+    }
+
+    @discardableResult
+    private func pin(_ trees: PinnedTrees, why: String?) -> Bool {
+        do {
+            let snapshot = try trees.pinCurrent(waiting: waitingNote)
+            tellSkipped(snapshot)
+            report(.info((why.map { "\($0): " } ?? "") + "serving version \(snapshot.version) (\(snapshot.currentVersion))"))
+            return true
+        } catch {
+            if isStopping { return false }
+            let serving = trees.current.map { "still serving version \($0.version) (\($0.currentVersion))" } ?? ""
+            report(.error("error: \(TreeReader.terminalSafe("\(error)"))\n\(serving)"))
+            return false
+        }
+    }
+
+    private func waitingNote(_ pid: Int32?) {
+        report(.info("\(pid.map { "another build (pid \($0))" } ?? "another build") is writing \(options.dist.path); waiting for it"))
+    }
+
+    private func tellSkipped(_ snapshot: Snapshot) {
+        guard !snapshot.skipped.isEmpty else { return }
+        let shown = snapshot.skipped.prefix(5).joined(separator: ", ") + (snapshot.skipped.count > 5 ? ", …" : "")
+        report(.error("warning: \(snapshot.skipped.count) entries of \(options.dist.path) are not regular files or folders and are never served (\(TreeReader.terminalSafe(shown)))"))
+    }
+
+    // MARK: Address
+
+    /// A numeric IPv4 or IPv6 address, or `localhost` (127.0.0.1).
+    static func address(_ host: String, _ port: UInt16) throws -> any SocketAddress {
+        let h = host == "localhost" ? "127.0.0.1" : host
+        if h.contains(":") {
+            if let a = try? sockaddr_in6.inet6(ip6: h, port: port) { return a }
+        } else if let a = try? sockaddr_in.inet(ip4: h, port: port) {
+            return a
+        }
+        throw StartError(description: "--host \(TreeReader.shown(host)): give a numeric IPv4 or IPv6 address (e.g. 127.0.0.1, ::1) or localhost", isUsage: true)
+    }
+
+    /// FlyingFox writes a response's head and its body in two writes and sets no TCP_NODELAY: on a kept-alive
+    /// connection Nagle's algorithm then holds the body back until the client's delayed ACK, about 40 ms per
+    /// response. Accepted sockets inherit TCP_NODELAY from the listening socket (Linux), which FlyingFox does not
+    /// expose, so it is found among this process's descriptors by its port. False when it was not found.
+    @discardableResult
+    static func disableNagle(listeningOn port: UInt16) -> Bool {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return false }
+        for name in names {
+            guard let fd = Int32(name) else { continue }
+            var accepting: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0, accepting == 1 else { continue }
+            var storage = sockaddr_storage()
+            var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let named = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) } }
+            guard named == 0 else { continue }
+            let bound: UInt16
+            switch Int32(storage.ss_family) {
+            case AF_INET: bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) } }
+            case AF_INET6: bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) } }
+            default: continue
+            }
+            guard bound == port else { continue }
+            var one: Int32 = 1
+            return setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) == 0
+        }
+        return false
+    }
+
+    private final class Failure: @unchecked Sendable {
+        private let lock = NSLock()
+        private var error: Error?
+        func set(_ e: Error) { lock.withLock { error = e } }
+        func get() -> Error? { lock.withLock { error } }
+    }
+}
+
+/// FlyingFox's side: one snapshot per request, taken at its start.
+struct TreeHTTPHandler: HTTPHandler {
+    let trees: PinnedTrees
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers[.date] = Self.httpDate()
+        if request.headers[.connection]?.lowercased().contains("close") == true { headers[.connection] = "close" }
+        guard let snapshot = trees.current else {
+            headers[.contentType] = "text/plain; charset=utf-8"
+            return HTTPResponse(statusCode: .serviceUnavailable, headers: headers, body: Data("503 the server is stopping\n".utf8))
+        }
+        let reply = TreeResponder.reply(method: request.method.rawValue, target: request.target.rawValue,
+                                        header: { request.headers[HTTPHeader($0)] }, snapshot: snapshot)
+        for (name, value) in reply.headers { headers[HTTPHeader(name)] = value }
+        return HTTPResponse(statusCode: HTTPStatusCode(reply.status, phrase: reply.reason), headers: headers, body: Data(reply.body))
+    }
+
+    /// IMF-fixdate (RFC 9110 §5.6.7).
+    static func httpDate(_ time: time_t = time(nil)) -> String {
+        var t = time, tm = tm()
+        gmtime_r(&t, &tm)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"], months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        return days[Int(tm.tm_wday)] + ", " + String(format: "%02d ", tm.tm_mday) + months[Int(tm.tm_mon)]
+            + String(format: " %04d %02d:%02d:%02d GMT", tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec)
+    }
+}
