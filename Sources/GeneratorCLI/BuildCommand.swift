@@ -31,7 +31,7 @@ struct BuildCommand: ParsableCommand {
         output after --wait seconds (nothing was touched).
         """)
 
-    @Option(name: .long, help: "Input folder (site.json, catalog/, auctions/, nba/).")
+    @Option(name: .long, help: "Input folder: site.json and any of catalog/, auctions/, nba/, collections/ (each folder present is compiled).")
     var input: String = "input"
 
     @Option(name: .long, help: "Output folder: a new path, an empty folder or a tree built earlier; it is replaced only by a complete new tree.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct GeneratorCommand: ParsableCommand {
@@ -7,4 +8,10 @@ struct GeneratorCommand: ParsableCommand {
         abstract: "Compiles datasets into a versioned, schema-checked static JSON tree for mobile apps.",
         subcommands: [BuildCommand.self, ValidateCommand.self, DiffCommand.self, SearchCommand.self, SyncCommand.self, ServeCommand.self],
         defaultSubcommand: nil)
+
+    /// No command named: the usage on stderr and exit 2, like every other usage error (`--help` still exits 0).
+    func run() throws {
+        FileHandle.standardError.write(Data((Self.helpMessage() + "\n").utf8))
+        throw ExitCode(2)
+    }
 }

@@ -162,6 +162,11 @@ public enum Build {
             progress("\(domain.name): \(result.files.count) files")
         }
 
+        // The app's entry point is in every tree: without a catalog it is written after the other files, versioned
+        // by their content.
+        let siteAppConfig = !files.contains { $0.path == "app-config.json" }
+        if siteAppConfig { kinds[AppConfigOutput.kind.name] = AppConfigOutput.kind }
+
         let previous = try previousRelease()
         for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest, OpenAPIDocument.kind] { kinds[k.name] = k }
         // Schemas of every kind used, then the files GitHub Pages needs: .nojekyll (serve the tree as is) and 404.html.
@@ -191,23 +196,28 @@ public enum Build {
             (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }), expectedFiles: files.count)
         defer { staged.discard() }  // after a failure; nothing once committed
         var rendered = try serialise(&files, checkers: checkers, into: staged)
-        // Then the late files, and openapi.json, which lists every path.
+        // Then the late files (content-named, built meanwhile).
         var second = try lateFiles.wait()
-        second.append(try openAPI(files: files + second, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site,
-                                  hasPrevious: previous != nil && release.keep > 0))
-        let firstPaths = Set(files.map(\.path))
-        if let dup = second.first(where: { firstPaths.contains($0.path) }) {
-            throw BuildError(file: "(output)", "two outputs claim the path \(dup.path)")
-        }
+        try requireDistinctPaths(files, second)
         rendered += try serialise(&second, checkers: checkers, into: staged)
         files += second
+        // Then the files that describe the others: app-config when no domain wrote it (its dataVersion is the content
+        // of the rest), and openapi.json, which lists every path.
+        var last: [OutputFile] = []
+        if siteAppConfig {
+            let dataVersion = String(contentDigest(contentEntries(files, rendered)).prefix(12))
+            last.append(try AppConfigOutput.file(site: site, dataVersion: dataVersion, generatedAt: context.generatedAt, hasCatalog: false))
+        }
+        last.append(try openAPI(files: files + last, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site,
+                                hasPrevious: previous != nil && release.keep > 0))
+        try requireDistinctPaths(files, last)
+        rendered += try serialise(&last, checkers: checkers, into: staged)
+        files += last
         stage("validate, serialise and stage")
         summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.size) })
 
         // Manifest: compare with the previous release; identical content creates no version and writes nothing.
-        let digest = contentDigest(zip(files, rendered).compactMap { f, r in
-            f.stampsBuildTime ? f.contentKey.map { (r.path, $0) } : (r.path, r.sha256)
-        })
+        let digest = contentDigest(contentEntries(files, rendered))
         stage("check")
         if let previous, previous.contentDigest == digest,
            options.previous == nil || options.previous == options.output || options.previousSite != nil {
@@ -367,6 +377,20 @@ public enum Build {
     }
 
     /// Digest of the content files (paths and hashes), ignoring files that only carry the build time.
+    /// A later batch of files may not claim a path an earlier one wrote (the staging folder would keep one of them).
+    static func requireDistinctPaths(_ written: [OutputFile], _ batch: [OutputFile]) throws {
+        let paths = Set(written.map(\.path))
+        if let dup = batch.first(where: { paths.contains($0.path) }) {
+            throw BuildError(file: "(output)", "two outputs claim the path \(dup.path)")
+        }
+    }
+
+    /// What each file contributes to the content digest: its hash, or for a file stamped with the build time its
+    /// content key (its content without the stamp); openapi.json has neither and is left out.
+    static func contentEntries(_ files: [OutputFile], _ rendered: [Rendered]) -> [(String, String)] {
+        zip(files, rendered).compactMap { f, r in f.stampsBuildTime ? f.contentKey.map { (r.path, $0) } : (r.path, r.sha256) }
+    }
+
     static func contentDigest(_ entries: [(String, String)]) -> String {
         // One buffer, one hash update (the same bytes as hashing entry by entry).
         let ordered = entries.indices.sorted { entries[$0].0 < entries[$1].0 }

@@ -33,23 +33,30 @@ struct AppConfigOutput: CatalogOutput {
     var kinds: [OutputKind] { [Self.kind] }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
-        let s = c.site
+        [try Self.file(site: c.site, dataVersion: c.model.dataVersion, generatedAt: c.generatedAt, hasCatalog: true)]
+    }
+
+    /// The app's entry point, in every tree whatever domains it holds (the app cannot start without it). A tree
+    /// without a catalog keeps the endpoint templates (the app model requires them) but turns off the catalog's
+    /// features, so the app does not ask for files the tree does not have.
+    static func file(site s: SiteConfig, dataVersion: String, generatedAt: String, hasCatalog: Bool) throws -> OutputFile {
+        func url(_ path: String) -> JSON { .string(s.baseURL + path) }
         // Endpoint templates resolve against baseURL; {placeholders} are filled by the app.
         let endpoints: JSON = .obj([
-            "appConfig": .string(c.url("app-config.json")), "summary": .string(c.url("SUMMARY.json")),
-            "searchIndex": .string(c.url("search-index.json")), "searchIndexCompact": .string(c.url("search-index-compact.json")),
-            "searchRanked": .string(c.url("search/meta.json")),
-            "categories": .string(c.url("categories/index.json")), "categoryDetails": .string(c.url("categories/{categoryId}.json")),
-            "productDetails": .string(c.url("products/{productId}/details.json")),
-            "productImage": .string(c.url("products/{productId}/image_{size}.jpg")),
-            "featuredContent": .string(c.url("featured-content.json")), "offlineCatalog": .string(c.url("offline-catalog.json")),
-            "updateManifest": .string(c.url("update-manifest.json")), "deeplinkMap": .string(c.url("deeplink-map.json")),
+            "appConfig": url("app-config.json"), "summary": url("SUMMARY.json"),
+            "searchIndex": url("search-index.json"), "searchIndexCompact": url("search-index-compact.json"),
+            "searchRanked": url("search/meta.json"),
+            "categories": url("categories/index.json"), "categoryDetails": url("categories/{categoryId}.json"),
+            "productDetails": url("products/{productId}/details.json"),
+            "productImage": url("products/{productId}/image_{size}.jpg"),
+            "featuredContent": url("featured-content.json"), "offlineCatalog": url("offline-catalog.json"),
+            "updateManifest": url("update-manifest.json"), "deeplinkMap": url("deeplink-map.json"),
         ])
         var members: [(String, JSON)] = [
             ("appVersion", .string(s.appVersion)), ("minimumAppVersion", .string(s.minimumAppVersion)),
-            ("dataVersion", .string(c.model.dataVersion)),
+            ("dataVersion", .string(dataVersion)),
             ("baseURL", .string(s.baseURL)), ("endpoints", endpoints),
-            ("features", .object(JSONObject(s.features.map { ($0.0, JSON.bool($0.1)) }))),
+            ("features", .object(JSONObject(s.features.map { ($0.0, JSON.bool($0.1 && hasCatalog)) }))),
             ("caching", .obj(["strategy": .string(s.cachingStrategy), "ttl": .object(JSONObject(s.ttl.map { ($0.0, JSON.int($0.1)) }))])),
             ("images", .obj(["sizes": .object(JSONObject(s.imageSizes.map { ($0.0, JSON.string($0.1)) })),
                              "defaultSize": .string(s.defaultImageSize)])),
@@ -57,9 +64,9 @@ struct AppConfigOutput: CatalogOutput {
         // Versions, features and settings are content of their own (a new minimumAppVersion must make a release);
         // only lastUpdated is the build time, so the release logic compares the rest.
         let key = Build.sha256Hex(try JSONWriter().bytes(.object(JSONObject(members))))
-        members.insert(("lastUpdated", .string(c.generatedAt)), at: 3)
+        members.insert(("lastUpdated", .string(generatedAt)), at: 3)
         var file = OutputFile(path: "app-config.json", json: .object(JSONObject(members)), kind: Self.kind, stampsBuildTime: true)
         file.contentKey = key
-        return [file]
+        return file
     }
 }
