@@ -2,7 +2,8 @@ import Foundation
 import Schemas
 
 /// `openapi.json`: an OpenAPI 3.1 description of the tree. Every path template becomes a GET operation whose
-/// response schema `$ref`s the published JSON Schema, so standard OpenAPI tools can generate app clients.
+/// response schema `$ref`s its kind's JSON Schema, embedded under `components/schemas`, so standard OpenAPI tools
+/// (swift-openapi-generator among them) can generate app clients from this one file.
 ///
 /// Path templates come from the kinds' declarations. A parameter may stand for an id that maps to several path
 /// segments (nested category ids such as `tools/power-drills`); OpenAPI parameters cannot hold a `/`, so such a
@@ -12,11 +13,14 @@ public enum OpenAPIDocument {
 
     public static let kind = OutputKind(
         name: "openapi", pathTemplate: "openapi.json",
-        summary: "OpenAPI 3.1 description of every path of the tree, each response schema referring to its published JSON Schema.",
+        summary: "OpenAPI 3.1 description of every path of the tree, each response schema a copy of its published JSON Schema under components/schemas.",
         schema: S.object([
             "openapi": S.string(pattern: #"^3\.1\.\d+$"#),
             "info": S.object(["title": S.nonEmptyString, "version": S.nonEmptyString, "description": S.string]),
             "servers": S.array(S.object(["url": S.url]), minItems: 1),
+            "components": S.object(["schemas": .obj(["type": "object", "minProperties": 1,
+                                                     "propertyNames": S.string(pattern: #"^[A-Za-z0-9._-]+$"#),
+                                                     "additionalProperties": .obj(["type": "object"])])]),
             "paths": .obj(["type": "object", "minProperties": 1,
                            "propertyNames": S.string(pattern: "^/"),
                            "additionalProperties": .obj(["type": "object", "required": ["get"]])]),
@@ -128,13 +132,29 @@ public enum OpenAPIDocument {
                                "404": response404]),
         ])])))
         paths.sort { $0.0 < $1.0 }
+        // Every schema inside the document (client generators such as swift-openapi-generator do not follow
+        // references to other files, and validators need no base URI); the files under schemas/ stay for JSON Schema users.
+        var schemas: [(String, JSON)] = []
+        for k in kinds.sorted(by: { $0.name < $1.name }) where k.name != SchemaPublisher.metaKind.name && depthsByKind[k.name] != nil {
+            guard case .object(var body) = SchemaPublisher.document(for: k, baseURL: site.baseURL) else { continue }
+            body["$schema"] = nil
+            body["$id"] = nil
+            schemas.append((componentName(k), .object(body)))
+        }
         return .obj([
             "openapi": "3.1.0",
             "info": .obj(["title": .string(site.siteName + " static JSON API"), "version": .string(site.appVersion),
                           "description": "Read-only JSON files served from static hosting. Start with update-manifest.json; every file is listed with its SHA-256 in the release's file index."]),
             "servers": .array([.obj(["url": .string(site.baseURL)])]),
             "paths": .object(JSONObject(paths)),
+            "components": .obj(["schemas": .object(JSONObject(schemas))]),
         ])
+    }
+
+    /// A kind's schema under `components/schemas`: its name in PascalCase (`product-details` → `ProductDetails`),
+    /// which client generators turn into type names.
+    static func componentName(_ kind: OutputKind) -> String {
+        kind.name.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
     static func operation(kind: OutputKind, parameters: [String], variant: [Int]?) -> JSON {
@@ -142,8 +162,8 @@ public enum OpenAPIDocument {
         // has to fetch json-schema.org to read this document.
         let schema: JSON = kind.name == SchemaPublisher.metaKind.name
             ? .obj(["type": "object", "description": .string("A JSON Schema document (\(SchemaPublisher.metaSchemaURI)).")])
-            : .obj(["$ref": .string(kind.schemaPath)])
-        var opId = kind.name.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+            : .obj(["$ref": .string("#/components/schemas/" + componentName(kind))])
+        var opId = componentName(kind)
         if let variant { opId += "Depth" + variant.map(String.init).joined(separator: "x") }
         var op = JSONObject([
             ("operationId", .string("get" + opId)),

@@ -33,6 +33,30 @@ final class OpenAPITests: XCTestCase {
         let v = try TestSupport.run(["openapi-spec-validator", dist.appendingPathComponent("openapi.json").path])
         XCTAssertEqual(v.status, 0, v.output, file: file, line: line)
         XCTAssertTrue(v.output.contains(": OK"), v.output, file: file, line: line)
+        // Self-contained: valid with no base URI (a reference to another file could not be resolved), and every
+        // $ref points inside the document.
+        let script = """
+        import json, sys
+        from openapi_spec_validator import validate
+        doc = json.load(open(sys.argv[1]))
+        validate(doc)
+        refs = []
+        def walk(x):
+            if isinstance(x, dict):
+                if isinstance(x.get("$ref"), str): refs.append(x["$ref"])
+                for v in x.values(): walk(v)
+            elif isinstance(x, list):
+                for v in x: walk(v)
+        walk(doc)
+        outside = [r for r in refs if not r.startswith("#/components/schemas/")]
+        assert not outside, outside
+        missing = [r for r in refs if r.split("/")[-1] not in doc["components"]["schemas"]]
+        assert not missing, missing
+        print("self-contained", len(refs), "refs")
+        """
+        let w = try TestSupport.run(["python3", "-c", script, dist.appendingPathComponent("openapi.json").path])
+        XCTAssertEqual(w.status, 0, w.output, file: file, line: line)
+        XCTAssertTrue(w.output.contains("self-contained"), w.output, file: file, line: line)
     }
 
     func testDefaultTreeFirstAndSecondRelease() throws {
@@ -60,7 +84,15 @@ final class OpenAPITests: XCTestCase {
         _ = try Build.run(BuildOptions(input: TestSupport.defaultInput, output: out, threads: 2, epochSeconds: 1_700_000_000))
         let doc = try JSONReader.parse(Data(contentsOf: out.appendingPathComponent("openapi.json")))
         let op = try XCTUnwrap(doc["paths"]?["/products/{productId}/details.json"]?["get"])
-        XCTAssertEqual(op["responses"]?["200"]?["content"]?["application/json"]?["schema"]?["$ref"], "schemas/product-details.schema.json")
+        XCTAssertEqual(op["responses"]?["200"]?["content"]?["application/json"]?["schema"]?["$ref"], "#/components/schemas/ProductDetails")
+        // The embedded schema is the published one (without its $schema and $id, which belong to a standalone file).
+        guard case .object(var published) = try JSONReader.parse(Data(contentsOf: out.appendingPathComponent("schemas/product-details.schema.json"))) else {
+            return XCTFail("schema file")
+        }
+        XCTAssertNotNil(published["$id"])
+        published["$schema"] = nil
+        published["$id"] = nil
+        XCTAssertEqual(doc["components"]?["schemas"]?["ProductDetails"], .object(published))
         XCTAssertEqual(op["parameters"]?[0]?["name"], "productId")
         // Nested category ids are spread over one parameter per segment (OpenAPI parameters cannot hold "/").
         XCTAssertNotNil(doc["paths"]?["/categories/{categoryId1}/{categoryId2}.json"])
