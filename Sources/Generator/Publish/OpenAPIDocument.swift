@@ -46,10 +46,15 @@ public enum OpenAPIDocument {
         /// The number of path segments each parameter takes in `path`, or nil when the path does not fit.
         /// Parameters take one segment when possible (left to right), more only when needed.
         func match(_ path: String) -> [Int]? {
+            matchValues(path)?.map { $0.split(separator: "/").count }
+        }
+
+        /// Each parameter's text in `path` (several segments joined by "/"), or nil when the path does not fit.
+        func matchValues(_ path: String) -> [String]? {
             // On UTF-8 bytes: literals and "/" are ASCII, so byte positions split the path where characters would.
             let chars = Array(path.utf8)
             let slash = UInt8(ascii: "/")
-            func go(_ i: Int, _ pos: Int) -> [Int]? {
+            func go(_ i: Int, _ pos: Int) -> [String]? {
                 if i == parts.count { return pos == chars.count ? [] : nil }
                 switch parts[i] {
                 case .literal(let lit):
@@ -62,7 +67,7 @@ public enum OpenAPIDocument {
                     var end = pos + 1
                     while end <= chars.count {
                         if chars[end - 1] != slash, let rest = go(i + 1, end) {
-                            return [chars[pos..<end].lazy.filter { $0 == slash }.count + 1] + rest
+                            return [String(decoding: chars[pos..<end], as: UTF8.self)] + rest
                         }
                         end += 1
                     }
@@ -95,6 +100,7 @@ public enum OpenAPIDocument {
         let byName = Dictionary(kinds.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         // Which expansions of each kind's template occur in this tree.
         var depthsByKind: [String: Set<[Int]>] = [:]
+        var examples: [String: [String]] = [:]
         var templates: [String: Template] = [:]
         // (Files of a kind come together and mostly share their depths: a run of the same kind and depths is
         // recorded once. 100,000 product pages are one run.)
@@ -106,18 +112,23 @@ public enum OpenAPIDocument {
                 guard let k = byName[name] else { continue }
                 if let t = templates[name] { template = t } else { template = Template(k.pathTemplate); templates[name] = template }
             }
-            guard let d = template.match(f.path) else {
+            guard let values = template.matchValues(f.path) else {
                 throw BuildError(file: f.path, field: name, "does not fit its kind's path template \(byName[name]!.pathTemplate)")
             }
+            let d = values.map { $0.split(separator: "/").count }
             if let l = last, l.kind == name, l.depths == d { continue }
-            depthsByKind[name, default: []].insert(d)
+            if depthsByKind[name, default: []].insert(d).inserted {
+                // The first file of each path is its parameters' example (tools and testers can reach a real file).
+                examples[name + "\u{0}" + d.map(String.init).joined(separator: ",")] = values.flatMap { $0.split(separator: "/").map(String.init) }
+            }
             last = (name, template, d)
         }
         var paths: [(String, JSON)] = []
         for k in kinds.sorted(by: { $0.name < $1.name }) {
             for depths in (depthsByKind[k.name] ?? []).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 let (p, params) = Template(k.pathTemplate).expanded(depths)
-                paths.append(("/" + p, operation(kind: k, parameters: params, variant: depths.contains { $0 > 1 } ? depths : nil)))
+                let example = examples[k.name + "\u{0}" + depths.map(String.init).joined(separator: ",")] ?? []
+                paths.append(("/" + p, operation(kind: k, parameters: Array(zip(params, example)), variant: depths.contains { $0 > 1 } ? depths : nil)))
             }
         }
         // Files outside the JSON kinds.
@@ -139,16 +150,37 @@ public enum OpenAPIDocument {
             guard case .object(var body) = SchemaPublisher.document(for: k, baseURL: site.baseURL) else { continue }
             body["$schema"] = nil
             body["$id"] = nil
-            schemas.append((componentName(k), .object(body)))
+            schemas.append((componentName(k), nullableAsTypeList(.object(body))))
         }
         return .obj([
             "openapi": "3.1.0",
             "info": .obj(["title": .string(site.siteName + " static JSON API"), "version": .string(site.appVersion),
                           "description": "Read-only JSON files served from static hosting. Start with update-manifest.json; every file is listed with its SHA-256 in the release's file index."]),
-            "servers": .array([.obj(["url": .string(site.baseURL)])]),
+            // Without the base URL's final "/": OpenAPI appends paths that start with "/" to the server URL.
+            "servers": .array([.obj(["url": .string(site.baseURL.hasSuffix("/") ? String(site.baseURL.dropLast()) : site.baseURL)])]),
             "paths": .object(JSONObject(paths)),
             "components": .obj(["schemas": .object(JSONObject(schemas))]),
         ])
+    }
+
+    /// The same schema with each `anyOf: [{type: T, …}, {type: null}]` written as `{type: [T, null], …}` (with null
+    /// added to an `enum`): what JSON Schema accepts is unchanged, and it is the form of a nullable value that client
+    /// generators turn into an optional (swift-openapi-generator skips a `{type: null}` branch, which makes a null fail).
+    static func nullableAsTypeList(_ schema: JSON) -> JSON {
+        switch schema {
+        case .array(let items): return .array(items.map(nullableAsTypeList))
+        case .object(var o):
+            if let branches = o["anyOf"]?.arrayValue, branches.count == 2, o.count == 1,
+               let i = branches.firstIndex(where: { $0 == .obj(["type": "null"]) }),
+               case .object(var value) = branches[1 - i], let type = value["type"]?.stringValue,
+               value["const"] == nil, value["anyOf"] == nil, value["oneOf"] == nil, value["allOf"] == nil {
+                value["type"] = .array([.string(type), "null"])
+                if let e = value["enum"]?.arrayValue, !e.contains(.null) { value["enum"] = .array(e + [.null]) }
+                o = value
+            }
+            return .object(JSONObject(o.members.map { ($0.key, nullableAsTypeList($0.value)) }))
+        default: return schema
+        }
     }
 
     /// A kind's schema under `components/schemas`: its name in PascalCase (`product-details` → `ProductDetails`),
@@ -157,7 +189,8 @@ public enum OpenAPIDocument {
         kind.name.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
-    static func operation(kind: OutputKind, parameters: [String], variant: [Int]?) -> JSON {
+    /// `parameters`: each path parameter's name and an example value from the tree.
+    static func operation(kind: OutputKind, parameters: [(name: String, example: String)], variant: [Int]?) -> JSON {
         // Schema files are themselves JSON Schemas: refer to the meta-schema by description only, so no tool
         // has to fetch json-schema.org to read this document.
         let schema: JSON = kind.name == SchemaPublisher.metaKind.name
@@ -170,16 +203,22 @@ public enum OpenAPIDocument {
             ("summary", .string(kind.summary)),
         ])
         if !parameters.isEmpty {
-            op.append("parameters", .array(parameters.map { name in
-                .obj(["name": .string(name), "in": "path", "required": true,
-                      "schema": .obj(["type": "string", "pattern": "^[A-Za-z0-9._~-]+$"])])
+            op.append("parameters", .array(parameters.map { p in
+                // A segment of a file's path: never empty, "." or "..".
+                .obj(["name": .string(p.name), "in": "path", "required": true,
+                      "schema": .obj(["type": "string", "pattern": #"^(?!\.\.?$)[A-Za-z0-9._~-]+$"#]),
+                      "example": .string(p.example)])
             }))
         }
-        op.append("responses", .obj([
-            "200": .obj(["description": .string(kind.summary),
-                         "content": .obj(["application/json": .obj(["schema": schema])])]),
-            "404": .obj(["description": "Not in this release."]),
-        ]))
+        var responses = JSONObject([
+            ("200", .obj(["description": .string(kind.summary), "content": .obj(["application/json": .obj(["schema": schema])])])),
+            ("404", .obj(["description": "Not in this release."])),
+        ])
+        if !parameters.isEmpty {
+            // A parameter outside its pattern may make a path no file can have; a server may refuse it outright.
+            responses.append("400", .obj(["description": "A path no file can have (a control character, an encoded \"/\", a \"..\" segment): refused."]))
+        }
+        op.append("responses", .object(responses))
         return .obj(["get": .object(op)])
     }
 }

@@ -96,7 +96,7 @@ final class OpenAPITests: XCTestCase {
         XCTAssertEqual(op["parameters"]?[0]?["name"], "productId")
         // Nested category ids are spread over one parameter per segment (OpenAPI parameters cannot hold "/").
         XCTAssertNotNil(doc["paths"]?["/categories/{categoryId1}/{categoryId2}.json"])
-        XCTAssertEqual(doc["servers"]?[0]?["url"]?.stringValue, "https://example.github.io/orange-catalog/")
+        XCTAssertEqual(doc["servers"]?[0]?["url"]?.stringValue, "https://example.github.io/orange-catalog")
     }
 
     func testTemplateMatching() {
