@@ -58,6 +58,9 @@ struct BuildCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a machine-readable JSON summary on stdout.")
     var json = false
 
+    @Flag(name: .long, help: "Print progress (stage, files done of total) on stderr at least every 2 seconds even when stderr is not a terminal (on a terminal it is on by default, unless --json).")
+    var progress = false
+
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another build writing the same output; 0 fails at once (exit 2).", valueName: "seconds"))
     var wait: Double = 60
 
@@ -97,6 +100,9 @@ struct BuildCommand: ParsableCommand {
                                    previous: folder.map { OutputGuard.fileURL($0) },
                                    threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows,
                                    lockWait: wait)
+        // Progress goes to stderr, so --json keeps stdout pure JSON even with --progress.
+        let showProgress = progress || (isTTY && !json)
+        if showProgress { options.progressInterval = 1 }
         options.previousSite = site
         options.firstRelease = firstRelease
         options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)
@@ -104,7 +110,7 @@ struct BuildCommand: ParsableCommand {
         let summary: BuildSummary
         do {
             summary = try Build.run(options, progress: { msg in
-                if isTTY && !json { FileHandle.standardError.write(Data("  … \(msg)\n".utf8)) }
+                if showProgress { FileHandle.standardError.write(Data("  … \(msg)\n".utf8)) }
             }, waiting: { pid in
                 // Always said, TTY or not: a CI log must show why a build sat still.
                 let who = pid.map { "another build (pid \($0))" } ?? "another build"

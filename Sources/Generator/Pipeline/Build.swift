@@ -23,6 +23,9 @@ public struct BuildOptions: Sendable {
     public var lockWait: Double
     /// Kept between the builds of a long-lived process (`generator serve --watch`); nil for a single build.
     public var memory: BuildMemory?
+    /// When set, long stages report progress (stage, files done of total) through `progress` at least this often, in
+    /// seconds; nil: only a line at the start of some stages.
+    public var progressInterval: Double?
 
     public init(input: URL, output: URL, previous: URL? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 epochSeconds: Int? = nil, skipBadRows: Bool = false, lockWait: Double = 60) {
@@ -73,6 +76,12 @@ public enum Build {
         options.output = checked.output
         options.previous = checked.previous
         var summary = BuildSummary()
+        let ticker = options.progressInterval.map { ProgressTicker(interval: $0, report: progress) }
+        defer { ticker?.stop() }
+        /// A stage starts: said at once, then repeated with its count while it lasts (with a ticker).
+        func begin(_ name: String, total: Int? = nil) {
+            if let ticker { ticker.begin(name, total: total) } else { progress(name) }
+        }
         var clock = Date()
         let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
         var cpuBefore = 0.0
@@ -152,8 +161,9 @@ public enum Build {
         var kinds: [String: OutputKind] = [:]
         stage("config")
         for domain in domains where domain.isPresent(in: context) {
-            progress("\(domain.name): reading and compiling")
+            begin("\(domain.name): reading and compiling")
             let result = try domain.build(context)
+            ticker?.end()
             stage(domain.name)
             files += result.files
             later += result.later
@@ -195,11 +205,13 @@ public enum Build {
         let staged = try StagedTree(output: options.output, previous: Dictionary(
             (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }), expectedFiles: files.count)
         defer { staged.discard() }  // after a failure; nothing once committed
-        var rendered = try serialise(&files, checkers: checkers, into: staged)
+        begin("checking and writing files", total: files.count)
+        var rendered = try serialise(&files, checkers: checkers, into: staged, ticker: ticker)
         // Then the late files (content-named, built meanwhile).
         var second = try lateFiles.wait()
         try requireDistinctPaths(files, second)
-        rendered += try serialise(&second, checkers: checkers, into: staged)
+        ticker?.grow(second.count)
+        rendered += try serialise(&second, checkers: checkers, into: staged, ticker: ticker)
         files += second
         // Then the files that describe the others: app-config when no domain wrote it (its dataVersion is the content
         // of the rest), and openapi.json, which lists every path.
@@ -211,7 +223,9 @@ public enum Build {
         last.append(try openAPI(files: files + last, kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site,
                                 hasPrevious: previous != nil && release.keep > 0))
         try requireDistinctPaths(files, last)
-        rendered += try serialise(&last, checkers: checkers, into: staged)
+        ticker?.grow(last.count)
+        rendered += try serialise(&last, checkers: checkers, into: staged, ticker: ticker)
+        ticker?.end()
         files += last
         stage("validate, serialise and stage")
         summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.size) })
@@ -230,6 +244,7 @@ public enum Build {
         let version = (previous?.version ?? 0) + 1
         let currentVersion = release.versionString(day: ISODate.day(epochSeconds: options.epochSeconds), version: version, previous: previous)
         var tree = rendered.map { ReleaseFiles.TreeFile(path: $0.path, size: $0.size, sha256: $0.sha256, schema: $0.schema) }
+        begin("release \(version): file index and deltas")
         let releaseFiles = try ReleaseFiles.make(version: version, currentVersion: currentVersion, generatedAt: context.generatedAt,
                                                  contentDigest: digest, inputDigest: try fingerprint.wait(), current: tree, previous: previous,
                                                  settings: release, site: site, bytes: { staged.bytes(of: $0) })
@@ -238,6 +253,7 @@ public enum Build {
             try staged.put(f.path, bytes: f.bytes, sha256: f.sha256)
             tree.append(.init(path: f.path, size: f.bytes.count, sha256: f.sha256, schema: f.kind.schemaPath))
         }
+        ticker?.end()
         stage("manifest")
 
         var byKind: [String: (Int, Int)] = [:]
@@ -248,8 +264,9 @@ public enum Build {
         }
         summary.bytesByKind = byKind.sorted { $0.key < $1.key }.map { ($0.key, $0.value.0, $0.value.1) }
 
-        progress("moving \(tree.count) files into place")
+        begin("moving \(tree.count) files into place")
         let stats = try staged.commit()
+        ticker?.end()
         stage("commit")
         summary.written = stats.written; summary.linked = stats.linked; summary.removed = stats.removed
         summary.fileCount = tree.count
@@ -293,7 +310,8 @@ public enum Build {
     /// and flags stay), so the tree is never held in memory. Schema violations are reported first (up to 20, in file
     /// order); a violation stops nothing else, but the staged tree is discarded.
     /// `checkers`: one per worker (their count is the thread count).
-    static func serialise(_ files: inout [OutputFile], checkers: [OutputValidation], into staged: StagedTree) throws -> [Rendered] {
+    static func serialise(_ files: inout [OutputFile], checkers: [OutputValidation], into staged: StagedTree,
+                          ticker: ProgressTicker? = nil) throws -> [Rendered] {
         let threads = checkers.count
         var seen = Set<String>(minimumCapacity: files.count)
         for f in files where !seen.insert(f.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(f.path)") }
@@ -309,7 +327,7 @@ public enum Build {
             errors.withUnsafeMutableBufferPointer { errs in
                 Parallel.forEach(order, threads: threads) { worker, i in
                     let f = inputs[i], checker = checkers[worker]
-                    defer { inputs[i] = f.withoutContent() }
+                    defer { inputs[i] = f.withoutContent(); ticker?.advance() }
                     do {
                         // Hash and stage the bytes straight from the writer's buffer: nothing is copied or kept.
                         func stage(_ bytes: UnsafeRawBufferPointer) throws -> Rendered {

@@ -10,11 +10,15 @@ final class WorkflowTests: XCTestCase {
     let lint = TestSupport.repoRoot.appendingPathComponent("scripts/lint-workflow.py")
     static let linters = ["actionlint", "zizmor", "check-jsonschema", "shellcheck"]
 
-    /// The python3 found on PATH, by its full path (a test below runs the linter with a PATH of its own).
-    var python: String {
-        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
-        return dirs.map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/python3"
-    }
+    /// The python3 found on PATH, by the full path of the interpreter itself (a test below runs the linter with a
+    /// PATH of its own, where a pyenv shim could not run).
+    static let python: String = {
+        if let r = try? TestSupport.run(["python3", "-c", "import sys; print(sys.executable)"]), r.status == 0 {
+            return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return "/usr/bin/python3"
+    }()
+    var python: String { Self.python }
 
     func runLint(_ file: URL, env: [String: String] = [:]) throws -> (status: Int32, output: String) {
         try TestSupport.run([python, lint.path, file.path, TestSupport.generatorBinary.path], env: env)
@@ -82,7 +86,12 @@ final class WorkflowTests: XCTestCase {
                        "shellcheck": "apt-get install shellcheck"]
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
         func which(_ tool: String) -> String? {
-            path.map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+            guard let found = path.map({ "\($0)/\(tool)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+            // A pyenv shim runs `pyenv exec`, which needs the whole PATH: link the program it stands for instead.
+            if found.contains("/.pyenv/shims/"), let r = try? TestSupport.run(["pyenv", "which", tool]), r.status == 0 {
+                return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            return found
         }
         for absent in Self.linters {
             // A PATH holding bash and every linter but one.
