@@ -64,18 +64,33 @@ final class WorkflowTests: XCTestCase {
             ("contract", "--fail-on breaking", { $0.replacingOccurrences(of: "fail_on=breaking", with: "fail_on=never") }),
             ("structure", "unknown key 'run-on'", { $0.replacingOccurrences(of: "    runs-on: ubuntu-24.04\n    timeout-minutes: 30", with: "    run-on: ubuntu-24.04\n    timeout-minutes: 30") }),
         ]
-        let dir = TestSupport.tempDir("workflow")
-        for (check, expected, mutate) in defects {
+        // Each defect in a folder of its own, linted two at a time (the linters are single-threaded processes).
+        let files = try defects.map { d -> URL in
+            let f = TestSupport.tempDir("workflow").appendingPathComponent("publish.yml")
+            try d.mutate(original).write(to: f, atomically: true, encoding: .utf8)
+            return f
+        }
+        let results = ResultBox(count: defects.count)
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            for i in stride(from: worker, to: defects.count, by: 2) { results.set(i, Result { try runLint(files[i]) }) }
+        }
+        for (i, (check, expected, mutate)) in defects.enumerated() {
             let broken = mutate(original)
             XCTAssertNotEqual(broken, original, "\(check): the mutation for '\(expected)' did not apply")
             XCTAssertFalse(baseline.contains(expected), "\(check): '\(expected)' is reported without the defect: \(baseline)")
-            let f = dir.appendingPathComponent("publish.yml")
-            try broken.write(to: f, atomically: true, encoding: .utf8)
-            let r = try runLint(f)
+            let r = try results.get(i)
             XCTAssertEqual(r.status, 1, "\(check): \(r.output)")
             XCTAssertTrue(r.output.contains(expected), "\(check): expected '\(expected)' in: \(r.output)")
             XCTAssertFalse(r.output.contains("not found on PATH"), "\(check): a linter is missing: \(r.output)")
         }
+    }
+
+    final class ResultBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var results: [Result<(status: Int32, output: String), Error>?]
+        init(count: Int) { results = Array(repeating: nil, count: count) }
+        func set(_ i: Int, _ r: Result<(status: Int32, output: String), Error>) { lock.lock(); results[i] = r; lock.unlock() }
+        func get(_ i: Int) throws -> (status: Int32, output: String) { lock.lock(); defer { lock.unlock() }; return try results[i]!.get() }
     }
 
     /// A linter that is not installed fails the lint, and says how to install it; the others still run.
