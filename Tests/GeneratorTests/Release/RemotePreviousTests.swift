@@ -161,8 +161,14 @@ final class RemotePreviousTests: XCTestCase {
                                   ("SUMMARY.json", "slow4", "timed out"), ("SUMMARY.json", "corrupt", "sha256"),
                                   ("SUMMARY.json", "truncate", "SUMMARY.json"), ("update-manifest.json", "reset", "update-manifest.json")] {
             try server.fault([path: mode])
-            for out in [existing, fresh] {
-                let r = try build(ReleaseLoop.input2, out: out, ["--previous", url, "--timeout", "1", "--retries", "1"])
+            // Both outputs at once (most of the time is spent waiting for the faulty server, not computing).
+            let outs = [existing, fresh]
+            let runs = WorkflowTests.ResultBox(count: outs.count)
+            DispatchQueue.concurrentPerform(iterations: outs.count) { i in
+                runs.set(i, Result { try build(ReleaseLoop.input2, out: outs[i], ["--previous", url, "--timeout", "1", "--retries", "1"]) })
+            }
+            for i in outs.indices {
+                let r = try runs.get(i)
                 XCTAssertEqual(r.status, 1, "\(path) \(mode): \(r.output)")
                 XCTAssertTrue(r.output.contains("the previous release cannot be read from the live site"), "\(path) \(mode): \(r.output)")
                 XCTAssertTrue(r.output.contains(url + path), "\(path) \(mode): names the URL and file: \(r.output)")
