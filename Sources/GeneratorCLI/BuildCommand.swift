@@ -147,6 +147,7 @@ enum SummaryText {
             lines.append("No content changes: \(out) stays at version \(s.version) (\(s.currentVersion)); nothing written.")
         } else {
             lines.append("Built \(out): version \(s.version) (\(s.currentVersion)), \(s.fileCount) files, \(s.totalBytes) bytes in \(String(format: "%.2f", seconds)) s")
+            lines.append("  \(s.fileCount - 2) files in the file index, plus the index itself and update-manifest.json")
             lines.append("  written \(s.written), unchanged \(s.linked)")
             lines.append("  stages: " + s.stageSeconds.map { "\($0.0) \(String(format: "%.2f", $0.1)) s" }.joined(separator: ", "))
         }

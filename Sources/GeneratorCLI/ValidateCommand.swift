@@ -31,7 +31,10 @@ struct ValidateCommand: ParsableCommand {
         case .text:
             for p in report.problems.prefix(50) { print("FAIL \(p.path): \(p.message)") }
             if report.problems.count > 50 { print("… \(report.problems.count - 50) more problems") }
-            print(report.isValid ? "valid: \(report.checked) files checked" : "invalid: \(report.problems.count) problem(s) in \(report.checked) files checked")
+            // The count is of the file index's entries; the index itself and update-manifest.json (which points at it)
+            // are checked too but not listed in it, so a tree has two files more than this.
+            let what = "\(report.checked) files of the file index checked (size, sha256, schema), and the index and update-manifest.json"
+            print(report.isValid ? "valid: \(what)" : "invalid: \(report.problems.count) problem(s); \(what)")
         }
         if !report.isValid { throw ExitCode(1) }
     }

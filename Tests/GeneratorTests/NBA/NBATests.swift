@@ -115,8 +115,17 @@ final class NBATests: XCTestCase {
             return dir
         }
         let a = TestSupport.tempDir("nba-a").appendingPathComponent("dist"), b = TestSupport.tempDir("nba-b").appendingPathComponent("dist")
-        let summary = try Build.run(BuildOptions(input: try input(), output: a, threads: 2, epochSeconds: 1_700_000_000))
-        _ = try Build.run(BuildOptions(input: try input(), output: b, threads: 1, epochSeconds: 1_700_000_000))
+        // The two builds at once (two outputs, two inputs): the one-thread build uses the core the other leaves idle.
+        let inputs = [try input(), try input()]
+        let outs = [a, b], threads = [2, 1]
+        var summaries = [Result<BuildSummary, Error>?](repeating: nil, count: 2)
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            let r = Result { try Build.run(BuildOptions(input: inputs[i], output: outs[i], threads: threads[i], epochSeconds: 1_700_000_000)) }
+            lock.lock(); summaries[i] = r; lock.unlock()
+        }
+        let summary = try summaries[0]!.get()
+        _ = try summaries[1]!.get()
         XCTAssertEqual(summary.report.first { $0.key == "snapshot dates" }?.count, 685)
         let ta = TestSupport.snapshot(a).filter { $0.key.hasPrefix("nba/") }, tb = TestSupport.snapshot(b).filter { $0.key.hasPrefix("nba/") }
         XCTAssertEqual(ta.count, 686 + 1 + 1 + 1 + 4 + 4)

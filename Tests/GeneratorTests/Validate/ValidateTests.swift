@@ -8,9 +8,16 @@ import Schemas
 final class ValidateTests: XCTestCase {
     let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
 
+    /// The default tree, built once for the class; each test damages a copy of its own.
+    static let built: Result<URL, Error> = Result {
+        let out = TestSupport.tempDir("validate-built").appendingPathComponent("dist")
+        _ = try Build.run(BuildOptions(input: TestSupport.defaultInput, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        return out
+    }
+
     func freshTree() throws -> URL {
         let out = TestSupport.tempDir("validate").appendingPathComponent("dist")
-        _ = try Build.run(BuildOptions(input: TestSupport.defaultInput, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        try FileManager.default.copyItem(at: try Self.built.get(), to: out)
         return out
     }
 
