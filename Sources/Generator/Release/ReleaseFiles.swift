@@ -8,6 +8,12 @@ enum ReleaseFiles {
     struct TreeFile { var path: String; var size: Int; var sha256: String; var schema: String? }
     typealias NewFile = (path: String, bytes: [UInt8], sha256: String, kind: OutputKind)
 
+    /// The diff of the parsed values, for text the byte diff cannot vouch for (nil when either side is not JSON).
+    static func valueDiff(_ old: [UInt8], _ new: [UInt8]) -> JSON? {
+        guard let a = try? JSONReader.parse(old), let b = try? JSONReader.parse(new) else { return nil }
+        return JSONPatch.diff(a, b)
+    }
+
     /// `bytes` reads a file of the new tree (only changed files are read, to diff them against the previous release).
     static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
                      current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig,
@@ -66,9 +72,8 @@ enum ReleaseFiles {
                         var cost = f.size
                         // A JSON Patch for the previous release's files, when it is smaller than the new file.
                         if old.version == version - 1, let prev = previous, f.path.hasSuffix(".json"),
-                           let oldData = try prev.readIfPresent(f.path),
-                           let a = try? JSONReader.parse(oldData), let new = newBytes(f.path), let b = try? JSONReader.parse(Data(new)) {
-                            let patch = JSONPatch.diff(a, b)
+                           let oldData = try prev.readIfPresent(f.path), let new = newBytes(f.path),
+                           let patch = JSONByteDiff.diff(oldData, new) ?? valueDiff(oldData, new) {
                             let patchBytes = try writer.bytes(patch).count
                             if patchBytes < f.size { entry.append("patch", patch); cost = patchBytes }
                         }

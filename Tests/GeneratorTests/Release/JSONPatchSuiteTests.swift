@@ -14,7 +14,7 @@ final class JSONPatchSuiteTests: XCTestCase {
     /// The records of one file. Two disabled records hold an object with two "op" members, which our strict reader
     /// refuses; the file is split into records by Foundation's reader and each record is then read by ours (so
     /// numbers and strings are ours), the disabled ones as null.
-    func records(_ file: String) throws -> [JSON] {
+    static func records(_ file: String) throws -> [JSON] {
         let data = try Data(contentsOf: Self.folder.appendingPathComponent(file))
         let loose = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[String: Any]], file)
         return try loose.map { r in
@@ -25,7 +25,7 @@ final class JSONPatchSuiteTests: XCTestCase {
 
     /// Runs every record of one file that has `expected` or `error` and is not `disabled`.
     func runSuite(_ file: String) throws -> Outcome {
-        let records = try records(file)
+        let records = try Self.records(file)
         XCTAssertGreaterThan(records.count, 10)
         var o = Outcome()
         for (i, r) in records.enumerated() {
@@ -67,7 +67,7 @@ final class JSONPatchSuiteTests: XCTestCase {
     func testTheSuiteCoversEveryOperation() throws {
         var ops: [String: Int] = [:]
         for file in ["tests.json", "spec_tests.json"] {
-            for r in try records(file) where r["expected"] != nil || r["error"] != nil {
+            for r in try Self.records(file) where r["expected"] != nil || r["error"] != nil {
                 for op in r["patch"]?.arrayValue ?? [] { ops[op["op"]?.stringValue ?? "?", default: 0] += 1 }
             }
         }

@@ -1,0 +1,84 @@
+import Foundation
+import XCTest
+@testable import Generator
+import Schemas
+
+/// The byte diff must give exactly the operations of the value diff (`JSONPatch.diff`), for compact and pretty text,
+/// and its patch must turn the old document into the new one's bytes.
+final class JSONByteDiffTests: XCTestCase {
+    func assertSame(_ a: JSON, _ b: JSON, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let expected = JSONPatch.diff(a, b)
+        for writer in [JSONWriter(), JSONWriter(pretty: true)] {
+            let x = try writer.bytes(a), y = try writer.bytes(b)
+            let got = try XCTUnwrap(JSONByteDiff.diff(x, y), "\(what): no byte diff", file: file, line: line)
+            XCTAssertEqual(got, expected, what, file: file, line: line)
+            XCTAssertEqual(try writer.bytes(JSONPatch.apply(got, to: a)), y, "\(what): the patch does not give the new bytes", file: file, line: line)
+        }
+    }
+
+    /// Every pair of documents of the RFC 6902 community suite (a document and the result it expects).
+    func testRFC6902SuiteDocuments() throws {
+        var pairs = 0
+        for name in ["tests.json", "spec_tests.json"] {
+            for c in try JSONPatchSuiteTests.records(name) where !c.isNull {
+                guard let doc = c["doc"], let expected = c["expected"] else { continue }
+                try assertSame(doc, expected, c["comment"]?.stringValue ?? "\(doc)")
+                try assertSame(expected, doc, "reversed: " + (c["comment"]?.stringValue ?? "\(doc)"))
+                pairs += 1
+            }
+        }
+        XCTAssertGreaterThan(pairs, 50)
+    }
+
+    /// Random edits of real catalog records, as releases make them: prices, names, products added and removed,
+    /// fields added and removed, a field moved (which must become a replace of the record).
+    func testRandomEditsOfRealProducts() throws {
+        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
+            .split(separator: "\n").prefix(120)
+        let products = try lines.map { try JSONReader.parse(String($0)) }
+        var rng = SplitMix(seed: 24)
+        for round in 0..<40 {
+            var list = products
+            var edits: [String] = []
+            for _ in 0..<(1 + Int(rng.next() % 4)) {
+                let i = Int(rng.next() % UInt64(list.count))
+                guard case .object(var o) = list[i] else { continue }
+                switch rng.next() % 7 {
+                case 0: o["price"] = .double(Double(rng.next() % 100_000) / 100); edits.append("price \(i)")
+                case 1: o["name"] = .string("Renamed \(round)"); edits.append("name \(i)")
+                case 2: list.remove(at: i); edits.append("remove \(i)"); continue
+                case 3: list.insert(.obj(["itemId": .string("new-\(round)"), "name": "New"]), at: i); edits.append("insert \(i)"); continue
+                case 4: o["brand"] = nil; edits.append("drop brand \(i)")
+                case 5: o["extra"] = .int(round); edits.append("add field \(i)")
+                default:
+                    // The first field moved last: the key order changes, so the record is replaced whole.
+                    if let first = o.members.first { o[first.key] = nil; o[first.key] = first.value }
+                    edits.append("reorder \(i)")
+                }
+                list[i] = .object(o)
+            }
+            try assertSame(.obj(["version": 1, "products": .array(products)]), .obj(["version": 2, "products": .array(list)]),
+                           "round \(round): \(edits)")
+        }
+    }
+
+    func testTextItCannotVouchForFallsBack() {
+        XCTAssertNil(JSONByteDiff.diff(Array("{\"a\":1}".utf8), Array("{\"a\":".utf8)))
+        XCTAssertNil(JSONByteDiff.diff(Array("[1,2] x".utf8), Array("[1]".utf8)))
+        XCTAssertNil(JSONByteDiff.diff(Array("{\"a\" 1}".utf8), Array("{\"a\":2}".utf8)))
+        XCTAssertEqual(JSONByteDiff.diff(Array("[1,2,3]".utf8), Array("[1,3]".utf8)), JSONPatch.diff([1, 2, 3], [1, 3]))
+    }
+
+    /// A small deterministic generator (the same edits on every machine).
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
