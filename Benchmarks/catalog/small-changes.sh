@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Small-change releases at scale (issue 23): on tmpfs, a fresh build of a synthetic N-product catalog, then rebuilds
+# after no change, one price changed, one product added and 1 % of prices changed. Each rebuild starts from a copy of
+# the fresh tree, so each is one release after the first. Prints wall time, peak memory and the release stage's time
+# (the "manifest" stage: file index and deltas with their JSON patches) for each; not a test.
+# Usage: Benchmarks/catalog/small-changes.sh [N=100000]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+N=${1:-100000}
+SHM=/dev/shm/sjc-small
+# GENERATOR_BIN: another build of the generator to compare (e.g. an earlier commit's), else this checkout's.
+if [ -n "${GENERATOR_BIN:-}" ]; then BIN=$GENERATOR_BIN; else
+  swift build -c release --product generator >/dev/null
+  BIN=$PWD/.build/release/generator
+fi
+rm -rf "$SHM"; mkdir -p "$SHM"
+python3 Benchmarks/synth-catalog.py ../shared/data/catalog "$SHM/in" "$N"
+export SOURCE_DATE_EPOCH=1700000000
+
+run() {  # label, input, output → "label  seconds  peak MB  manifest stage"
+  local label=$1 input=$2 out=$3
+  /usr/bin/time -f "%e %M" "$BIN" build --input "$input" --out "$out" >"$SHM/summary.txt" 2>"$SHM/time.txt"
+  read -r secs kb < <(tail -1 "$SHM/time.txt")
+  local manifest
+  manifest=$(grep -o 'manifest [0-9.]* s' "$SHM/summary.txt" || echo "manifest - (no release)")
+  printf "%-28s %7.2f s %6d MB   %s\n" "$label" "$secs" "$((kb / 1024))" "$manifest"
+}
+
+# An edited copy of the input: python3 applies the change to products.jsonl.
+edit() {  # name, python expression over `rows` (a list of dicts) → input folder
+  local dir=$SHM/in-$1
+  rm -rf "$dir"; cp -r "$SHM/in" "$dir"
+  python3 - "$dir/catalog/products.jsonl" "$2" <<'PY'
+import json, sys
+path, change = sys.argv[1], sys.argv[2]
+rows = [json.loads(l) for l in open(path)]
+exec(change)
+with open(path, "w") as f:
+    for r in rows: f.write(json.dumps(r) + "\n")
+PY
+  echo "$dir"
+}
+
+run "fresh build" "$SHM/in" "$SHM/fresh"
+fresh_copy() { rm -rf "$SHM/out"; cp -a "$SHM/fresh" "$SHM/out"; }
+fresh_copy; run "no change" "$SHM/in" "$SHM/out"
+one_price=$(edit one-price 'r = next(r for r in rows if r.get("price")); r["price"] = round(r["price"] + 1, 2)')
+fresh_copy; run "one price changed" "$one_price" "$SHM/out"
+added=$(edit added 'rows.append(dict(rows[0], itemId="bench-new-1", name="Benchmark Added Drill"))')
+fresh_copy; run "one product added" "$added" "$SHM/out"
+prices=$(edit prices 'priced = [r for r in rows if r.get("price")]
+for r in priced[::100]: r["price"] = round(r["price"] + 1, 2)')
+fresh_copy; run "1 % of prices changed" "$prices" "$SHM/out"
+rm -rf "$SHM"
