@@ -62,6 +62,15 @@ final class JSONByteDiffTests: XCTestCase {
         }
     }
 
+    /// Quotes and backslashes inside strings and keys (the scanner jumps from quote to quote).
+    func testEscapesInStringsAndKeys() throws {
+        let a: JSON = .obj(["k\"1": "x\\", "b": "q\"\\\"", "c": .array(["\\", "\"", "a\\\\\"b"]), "d": 1])
+        let b: JSON = .obj(["k\"1": "x\\\\", "b": "q\"\\\"", "c": .array(["\\", "\""]), "d": 2])
+        try assertSame(a, b, "escapes")
+        try assertSame(b, a, "escapes, reversed")
+        XCTAssertNil(JSONByteDiff.diff(Array("[\"a\\\"]".utf8), Array("[1]".utf8)), "an escaped closing quote leaves the string open")
+    }
+
     func testTextItCannotVouchForFallsBack() {
         XCTAssertNil(JSONByteDiff.diff(Array("{\"a\":1}".utf8), Array("{\"a\":".utf8)))
         XCTAssertNil(JSONByteDiff.diff(Array("[1,2] x".utf8), Array("[1]".utf8)))
