@@ -68,7 +68,7 @@ struct ServeCommand: ParsableCommand {
         }
         defer { sources.forEach { $0.cancel() } }
 
-        let started: Result<URL, Error> = Self.wait { try await server.start() }
+        let started: Result<URL, Error> = PreviewServer.blocking { try await server.start() }
         switch started {
         case .success(let url):
             FileHandle.standardOutput.write(Data("Serving \(dist) at \(url.absoluteString)\(watch.map { ", rebuilding from \($0) on changes" } ?? "") (Ctrl-C stops)\n".utf8))
@@ -80,20 +80,7 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(1)
         }
         stop.wait()
-        _ = Self.wait { await server.stop(); return () }
+        _ = PreviewServer.blocking { await server.stop(); return () }
         FileHandle.standardOutput.write(Data("stopped\n".utf8))
-    }
-
-    /// Runs async work from this synchronous command and waits for it (the command's thread is not one of the
-    /// concurrency pool's, so blocking it is fine).
-    static func wait<T>(_ work: @escaping @Sendable () async throws -> T) -> Result<T, Error> {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<T, Error>!
-        Task {
-            do { result = .success(try await work()) } catch { result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return result
     }
 }

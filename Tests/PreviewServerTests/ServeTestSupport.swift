@@ -160,14 +160,7 @@ enum ServeSupport {
     }
 
     static func wait<T>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<T, Error>!
-        Task {
-            do { result = .success(try await work()) } catch { result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return try result.get()
+        try PreviewServer.blocking(work).get()
     }
 }
 
