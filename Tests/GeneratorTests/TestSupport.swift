@@ -56,6 +56,20 @@ enum TestSupport {
         return dir
     }
 
+    /// `body(i)` for every i in 0..<count on `workers` threads, results in index order: for tests whose time goes to
+    /// waiting on outside processes or servers, or that can use the core the suite leaves idle.
+    static func concurrently<T>(_ count: Int, workers: Int = 2, _ body: (Int) throws -> T) -> [Result<T, Error>] {
+        var results = [Result<T, Error>?](repeating: nil, count: count)
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: min(workers, max(count, 1))) { w in
+            for i in stride(from: w, to: count, by: workers) {
+                let r = Result { try body(i) }
+                lock.lock(); results[i] = r; lock.unlock()
+            }
+        }
+        return results.map { $0! }
+    }
+
     /// Relative path → bytes of every file of a tree.
     static func snapshot(_ root: URL) -> [String: Data] {
         var out: [String: Data] = [:]

@@ -72,20 +72,18 @@ final class SearchTests: XCTestCase {
         let fullClient = SeedIndex.Client(full), compactClient = SeedIndex.Client(compact)
         // Two workers, each with its own ranked client (a client caches the shards it read).
         let clients = [q, try Query(metaPath: "search/meta.json") { [tree = Self.tree] p in [UInt8](try Data(contentsOf: tree.appendingPathComponent(p))) }]
-        let found = WorkflowTests.ResultBox(count: products.count)
-        DispatchQueue.concurrentPerform(iterations: clients.count) { worker in
-            for i in stride(from: worker, to: products.count, by: clients.count) {
-                let id = products[i]["id"]!.stringValue!, name = products[i]["name"]!.stringValue!
-                // Ranked: the product is among the results for its own name (all of them, not just a page).
-                found.set(i, Result { (try clients[worker].rank(name, complete: true).contains { $0.doc == position[id] } ? 1 : 0, "") })
-            }
+        let found = TestSupport.concurrently(products.count, workers: clients.count) { i in
+            let id = products[i]["id"]!.stringValue!, name = products[i]["name"]!.stringValue!
+            // Ranked: the product is among the results for its own name (all of them, not just a page). Item i runs
+            // on worker i % 2, so each worker keeps to its own client.
+            return try clients[i % clients.count].rank(name, complete: true).contains { $0.doc == position[id] }
         }
         var missing: [String: [String]] = [:]
         for (i, p) in products.enumerated() {
             let id = p["id"]!.stringValue!, name = p["name"]!.stringValue!
             if !fullClient.finds(id, name) { missing["full", default: []].append(id) }
             if !compactClient.finds(id, name) { missing["compact", default: []].append(id) }
-            if try found.get(i).status != 1 { missing["ranked", default: []].append(id) }
+            if try !found[i].get() { missing["ranked", default: []].append(id) }
         }
         XCTAssertEqual(missing.mapValues(\.count), [:], "\(missing.mapValues { $0.prefix(5) })")
     }

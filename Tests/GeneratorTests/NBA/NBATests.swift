@@ -118,14 +118,11 @@ final class NBATests: XCTestCase {
         // The two builds at once (two outputs, two inputs): the one-thread build uses the core the other leaves idle.
         let inputs = [try input(), try input()]
         let outs = [a, b], threads = [2, 1]
-        var summaries = [Result<BuildSummary, Error>?](repeating: nil, count: 2)
-        let lock = NSLock()
-        DispatchQueue.concurrentPerform(iterations: 2) { i in
-            let r = Result { try Build.run(BuildOptions(input: inputs[i], output: outs[i], threads: threads[i], epochSeconds: 1_700_000_000)) }
-            lock.lock(); summaries[i] = r; lock.unlock()
+        let summaries = TestSupport.concurrently(2) { i in
+            try Build.run(BuildOptions(input: inputs[i], output: outs[i], threads: threads[i], epochSeconds: 1_700_000_000))
         }
-        let summary = try summaries[0]!.get()
-        _ = try summaries[1]!.get()
+        let summary = try summaries[0].get()
+        _ = try summaries[1].get()
         XCTAssertEqual(summary.report.first { $0.key == "snapshot dates" }?.count, 685)
         let ta = TestSupport.snapshot(a).filter { $0.key.hasPrefix("nba/") }, tb = TestSupport.snapshot(b).filter { $0.key.hasPrefix("nba/") }
         XCTAssertEqual(ta.count, 686 + 1 + 1 + 1 + 4 + 4)

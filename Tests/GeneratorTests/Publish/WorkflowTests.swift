@@ -70,27 +70,16 @@ final class WorkflowTests: XCTestCase {
             try d.mutate(original).write(to: f, atomically: true, encoding: .utf8)
             return f
         }
-        let results = ResultBox(count: defects.count)
-        DispatchQueue.concurrentPerform(iterations: 2) { worker in
-            for i in stride(from: worker, to: defects.count, by: 2) { results.set(i, Result { try runLint(files[i]) }) }
-        }
+        let results = TestSupport.concurrently(defects.count) { i in try runLint(files[i]) }
         for (i, (check, expected, mutate)) in defects.enumerated() {
             let broken = mutate(original)
             XCTAssertNotEqual(broken, original, "\(check): the mutation for '\(expected)' did not apply")
             XCTAssertFalse(baseline.contains(expected), "\(check): '\(expected)' is reported without the defect: \(baseline)")
-            let r = try results.get(i)
+            let r = try results[i].get()
             XCTAssertEqual(r.status, 1, "\(check): \(r.output)")
             XCTAssertTrue(r.output.contains(expected), "\(check): expected '\(expected)' in: \(r.output)")
             XCTAssertFalse(r.output.contains("not found on PATH"), "\(check): a linter is missing: \(r.output)")
         }
-    }
-
-    final class ResultBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var results: [Result<(status: Int32, output: String), Error>?]
-        init(count: Int) { results = Array(repeating: nil, count: count) }
-        func set(_ i: Int, _ r: Result<(status: Int32, output: String), Error>) { lock.lock(); results[i] = r; lock.unlock() }
-        func get(_ i: Int) throws -> (status: Int32, output: String) { lock.lock(); defer { lock.unlock() }; return try results[i]!.get() }
     }
 
     /// A linter that is not installed fails the lint, and says how to install it; the others still run.

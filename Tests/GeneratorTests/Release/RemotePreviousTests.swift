@@ -163,12 +163,11 @@ final class RemotePreviousTests: XCTestCase {
             try server.fault([path: mode])
             // Both outputs at once (most of the time is spent waiting for the faulty server, not computing).
             let outs = [existing, fresh]
-            let runs = WorkflowTests.ResultBox(count: outs.count)
-            DispatchQueue.concurrentPerform(iterations: outs.count) { i in
-                runs.set(i, Result { try build(ReleaseLoop.input2, out: outs[i], ["--previous", url, "--timeout", "1", "--retries", "1"]) })
+            let runs = TestSupport.concurrently(outs.count) { i in
+                try build(ReleaseLoop.input2, out: outs[i], ["--previous", url, "--timeout", "1", "--retries", "1"])
             }
             for i in outs.indices {
-                let r = try runs.get(i)
+                let r = try runs[i].get()
                 XCTAssertEqual(r.status, 1, "\(path) \(mode): \(r.output)")
                 XCTAssertTrue(r.output.contains("the previous release cannot be read from the live site"), "\(path) \(mode): \(r.output)")
                 XCTAssertTrue(r.output.contains(url + path), "\(path) \(mode): names the URL and file: \(r.output)")
