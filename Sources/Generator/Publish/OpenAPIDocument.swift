@@ -46,15 +46,15 @@ public enum OpenAPIDocument {
         /// The number of path segments each parameter takes in `path`, or nil when the path does not fit.
         /// Parameters take one segment when possible (left to right), more only when needed.
         func match(_ path: String) -> [Int]? {
-            matchValues(path)?.map { $0.split(separator: "/").count }
+            let chars = Array(path.utf8)
+            return matchRanges(chars)?.map { r in chars[r].lazy.filter { $0 == UInt8(ascii: "/") }.count + 1 }
         }
 
-        /// Each parameter's text in `path` (several segments joined by "/"), or nil when the path does not fit.
-        func matchValues(_ path: String) -> [String]? {
+        /// Where each parameter lies in the path's UTF-8 bytes (no text is made: every file of the tree is matched).
+        func matchRanges(_ chars: [UInt8]) -> [Range<Int>]? {
             // On UTF-8 bytes: literals and "/" are ASCII, so byte positions split the path where characters would.
-            let chars = Array(path.utf8)
             let slash = UInt8(ascii: "/")
-            func go(_ i: Int, _ pos: Int) -> [String]? {
+            func go(_ i: Int, _ pos: Int) -> [Range<Int>]? {
                 if i == parts.count { return pos == chars.count ? [] : nil }
                 switch parts[i] {
                 case .literal(let lit):
@@ -67,7 +67,7 @@ public enum OpenAPIDocument {
                     var end = pos + 1
                     while end <= chars.count {
                         if chars[end - 1] != slash, let rest = go(i + 1, end) {
-                            return [String(decoding: chars[pos..<end], as: UTF8.self)] + rest
+                            return [pos..<end] + rest
                         }
                         end += 1
                     }
@@ -112,14 +112,16 @@ public enum OpenAPIDocument {
                 guard let k = byName[name] else { continue }
                 if let t = templates[name] { template = t } else { template = Template(k.pathTemplate); templates[name] = template }
             }
-            guard let values = template.matchValues(f.path) else {
+            let chars = Array(f.path.utf8)
+            guard let ranges = template.matchRanges(chars) else {
                 throw BuildError(file: f.path, field: name, "does not fit its kind's path template \(byName[name]!.pathTemplate)")
             }
-            let d = values.map { $0.split(separator: "/").count }
+            let d = ranges.map { r in chars[r].lazy.filter { $0 == UInt8(ascii: "/") }.count + 1 }
             if let l = last, l.kind == name, l.depths == d { continue }
             if depthsByKind[name, default: []].insert(d).inserted {
                 // The first file of each path is its parameters' example (tools and testers can reach a real file).
-                examples[name + "\u{0}" + d.map(String.init).joined(separator: ",")] = values.flatMap { $0.split(separator: "/").map(String.init) }
+                examples[name + "\u{0}" + d.map(String.init).joined(separator: ",")] =
+                    ranges.flatMap { String(decoding: chars[$0], as: UTF8.self).split(separator: "/").map(String.init) }
             }
             last = (name, template, d)
         }
