@@ -28,7 +28,13 @@ enum DetMath {
         let k = (x / 0.6931471805599453).rounded()
         let r = (x - k * ln2Hi) - k * ln2Lo
         var term = 1.0, sum = 1.0
-        for i in 1...20 { term *= r / Double(i); sum += term }
+        for i in 1...20 {
+            term *= r / Double(i)
+            // sum ≥ e^(−ln2/2) > ½ and the terms only shrink: once a term is below a quarter ulp of the sum, it and
+            // every later one leave it unchanged, so stopping here gives the same bits as all 20 terms.
+            if abs(term) < sum * 0x1p-55 { break }
+            sum += term
+        }
         return sum * Double(sign: .plus, exponent: Int(k), significand: 1)
     }
 

@@ -33,13 +33,19 @@ public struct NBADomain: Domain {
         var exactOver: Double?
     }
 
-    struct Snapshot { let date: String; var games: [GameAnalysis] }
+    /// One date's games, with the calibration fitted on the games before it.
+    struct Snapshot { let date: String; var games: [GameAnalysis]; var calibration = Calibration() }
 
     struct Model {
         let data: NBAData
         let settings: NBASettings
         let seasons: [String]
         var snapshots: [Snapshot]
+        /// The configured model, then (with the backtest) the grid's variants, each with its walk-forward forecasts.
+        let variants: [Backtest.Variant]
+        let forecasts: [[Forecast]]
+        /// The configured model's calibration per date (snapshot dates and game dates).
+        let fits: [String: Calibration]
         var report: [ReportItem]
     }
 
@@ -98,6 +104,14 @@ public struct NBADomain: Domain {
                 }
             }
         }
+        // Calibration of each date from the walk-forward forecasts of every earlier game (the configured model's exact
+        // probabilities, as the backtest scores them).
+        // The backtest's variants come from the same team figures, so they are forecast in the same pass.
+        var variants = [Backtest.Variant(rho: s.rho, overtimePoints: s.overtimeMean)]
+        if s.backtest { for rho in s.gridRho { for ot in s.gridOvertimePoints { variants.append(Backtest.Variant(rho: rho, overtimePoints: ot)) } } }
+        let forecasts = Forecast.walkForward(data, seasons: seasons, model: model, variants: variants)
+        let fits = Calibration.walkForward(dates: snapshots.map(\.date) + forecasts[0].map(\.game.date), history: forecasts[0], prior: s.calibrationPrior)
+        for i in snapshots.indices { snapshots[i].calibration = fits[snapshots[i].date]! }
         for (k, (i, j)) in flat.enumerated() {
             snapshots[i].games[j].simulation = results[k]!.0
             snapshots[i].games[j].exactOver = results[k]!.1
@@ -108,6 +122,7 @@ public struct NBADomain: Domain {
             ReportItem(domain: name, key: "games without a line", count: games.filter { data.lines[$0.id] == nil }.count, policy: "verdict NO_LINE"),
             ReportItem(domain: name, key: "snapshot dates", count: snapshots.count),
         ]
-        return Model(data: data, settings: s, seasons: seasons, snapshots: snapshots, report: report)
+        return Model(data: data, settings: s, seasons: seasons, snapshots: snapshots, variants: variants, forecasts: forecasts, fits: fits,
+                     report: report)
     }
 }

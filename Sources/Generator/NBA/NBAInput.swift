@@ -21,6 +21,12 @@ struct NBASettings {
     var kellyFraction = 0.25
     var kellyCap = 0.05
     var backtest = true
+    /// Which probabilities edge, EV, Kelly and the verdict use: the walk-forward calibrated ones (default) or the
+    /// model's raw ones.
+    var useCalibrated = true
+    /// Strength λ of the calibration's prior: a Gaussian penalty λ/2·(a² + b²) that pulls the fit toward the market
+    /// (probability ½ at the line) until earlier games show that the model's probabilities carry information.
+    var calibrationPrior = 10.0
     var gridRho: [Double] = [0.0, 0.2, 0.3, 0.5]
     var gridOvertimePoints: [Double] = [12, 22]
 
@@ -43,6 +49,15 @@ struct NBASettings {
         s.kellyFraction = try o.double("kellyFraction", default: 0.25)
         s.kellyCap = try o.double("kellyCap", default: 0.05)
         s.backtest = try o.bool("backtest", default: true)
+        let probabilities = try o.string("probabilities", default: "calibrated")
+        guard ["calibrated", "raw"].contains(probabilities) else {
+            throw BuildError(file: file, field: "nba.probabilities", "must be \"calibrated\" or \"raw\", found \(Excerpt.quote(probabilities))")
+        }
+        s.useCalibrated = probabilities == "calibrated"
+        s.calibrationPrior = try o.double("calibrationPrior", default: 10)
+        guard s.calibrationPrior > 0, s.calibrationPrior <= 1_000_000 else {
+            throw BuildError(file: file, field: "nba.calibrationPrior", "must be above 0 and at most 1000000")
+        }
         if o.has("backtestRho") { s.gridRho = try o.stringArray("backtestRho").compactMap(Double.init) }
         try o.finish()
         return s
@@ -78,6 +93,8 @@ struct NBAData {
     var games: [NBAGame] = []
     /// Closing line per game.
     var lines: [String: NBALine] = [:]
+    /// Opening line per game (its first `is_closing=false` row), for closing-line value.
+    var openings: [String: NBALine] = [:]
     var players: [NBAPlayerLine] = []
 
     /// `dir` is the resolved folder; each file in it is resolved inside `root` (the input folder; default `dir`),
@@ -138,10 +155,19 @@ struct NBAData {
         }
         if let (lines, lf) = try table("lines.csv") {
             let lc = try need(lines, lf, ["game_id", "total", "over_odds", "under_odds", "is_closing"])
-            for r in lines.records where r.fields[lc["is_closing"]!].lowercased() == "true" {
-                d.lines[r.fields[lc["game_id"]!]] = NBALine(total: try num(r, lc["total"]!, lf, "total", { Double($0) }),
-                                                            overOdds: try num(r, lc["over_odds"]!, lf, "over_odds", { Double($0) }),
-                                                            underOdds: try num(r, lc["under_odds"]!, lf, "under_odds", { Double($0) }))
+            for r in lines.records {
+                let line = NBALine(total: try num(r, lc["total"]!, lf, "total", { Double($0) }),
+                                   overOdds: try num(r, lc["over_odds"]!, lf, "over_odds", { Double($0) }),
+                                   underOdds: try num(r, lc["under_odds"]!, lf, "under_odds", { Double($0) }))
+                for (field, odds) in [("over_odds", line.overOdds), ("under_odds", line.underOdds)] where odds > -100 && odds < 100 {
+                    throw BuildError(file: lf, line: r.line, field: field, "American odds are at most −100 or at least +100, found \(Excerpt.quote(r.fields[lc[field]!]))")
+                }
+                let id = r.fields[lc["game_id"]!]
+                switch r.fields[lc["is_closing"]!].lowercased() {
+                case "true": d.lines[id] = line
+                case "false": if d.openings[id] == nil { d.openings[id] = line }
+                case let v: throw BuildError(file: lf, line: r.line, field: "is_closing", "expected true or false, found \(Excerpt.quote(v))")
+                }
             }
         }
         if let (p, pf) = try table("player_game_stats.csv") {

@@ -189,8 +189,9 @@ final class NBAOracleTests: XCTestCase {
 
     /// The default input's three weeks of 2022-23, built with the defaults: every game's team figures, projection and
     /// p_over_exact against an independent Python computation from games.csv and lines.csv; its Monte Carlo p_over
-    /// within 4.5 standard errors of that, its overtime share within 4.5 of 0.06; ev, edge and Kelly recomputed from
-    /// the published probabilities; verdicts from the edges.
+    /// within 4.5 standard errors of that, its overtime share within 4.5 of 0.06; the calibrated probabilities against
+    /// the recount's walk-forward calibration (`Tests/Oracles/nba_backtest.py`); ev, edge and Kelly recomputed from the
+    /// published calibrated probabilities; verdicts from the edges.
     func testPublishedSnapshotsAgainstPython() throws {
         let input = TestSupport.makeInput(site: { s in
             s.removeValue(forKey: "catalog")
@@ -238,6 +239,7 @@ final class NBAOracleTests: XCTestCase {
         let r = try TestSupport.run(["python3", "-c", script, TestSupport.defaultInput.appendingPathComponent("nba").path])
         XCTAssertEqual(r.status, 0, r.output)
         let expected = try JSONReader.parse(r.output)
+        let fits = try XCTUnwrap(NBABacktestTests.recount(TestSupport.defaultInput.appendingPathComponent("nba"))["fits"])
         let snapshots = try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("nba/totals").path)
             .filter { $0.hasPrefix("20") }.sorted()
         XCTAssertEqual(snapshots.count, expected.objectValue.map { Set($0.keys.map { String($0.prefix(10)) }).count })
@@ -266,8 +268,17 @@ final class NBAOracleTests: XCTestCase {
                 withLine += 1
                 near(g["p_over_exact"]?.doubleValue, exact, 0.00005 + 1e-9, "p_over_exact", id)
                 let mc = try XCTUnwrap(g["monte_carlo"], id)
-                let pOver = mc["p_over"]!.doubleValue!, pUnder = mc["p_under"]!.doubleValue!
-                near(pOver, exact, 4.5 * (exact * (1 - exact) / n).squareRoot() + 0.00005, "MC p_over vs exact", id)
+                let mcOver = mc["p_over"]!.doubleValue!, mcUnder = mc["p_under"]!.doubleValue!
+                // Calibrated: the recount's fit for the date (earlier games only) applied to the published Monte Carlo
+                // probabilities, the push kept; 4-place inputs move the result by at most ~1e-4.
+                let fit = try XCTUnwrap(fits[String(file.prefix(10))]?.arrayValue?.compactMap(\.doubleValue), id)
+                let decided = mcOver + mcUnder, q = min(max(mcOver / decided, 1e-6), 1 - 1e-6)
+                let calibrated = decided / (1 + Foundation.exp(-(fit[0] * Foundation.log(q / (1 - q)) + fit[1])))
+                near(mc["p_over_calibrated"]?.doubleValue, calibrated, 0.0003, "p_over_calibrated", id)
+                near(mc["p_under_calibrated"]?.doubleValue, decided - calibrated, 0.0003, "p_under_calibrated", id)
+                // Edge, EV, Kelly and the verdict use the calibrated probabilities (the default).
+                let pOver = mc["p_over_calibrated"]!.doubleValue!, pUnder = mc["p_under_calibrated"]!.doubleValue!
+                near(mcOver, exact, 4.5 * (exact * (1 - exact) / n).squareRoot() + 0.00005, "MC p_over vs exact", id)
                 near(mc["ot_games_pct"]?.doubleValue, Self.overtimeProbability,
                      4.5 * (Self.overtimeProbability * (1 - Self.overtimeProbability) / n).squareRoot() + 0.00005, "overtime share", id)
                 // Betting figures from the published (4-place) probabilities: ev and edge move by at most
@@ -377,6 +388,13 @@ final class NBAOracleTests: XCTestCase {
             po = p_over(h, a, total_line, rho, otm)
             pu = 1 - p_over(h, a, math.ceil(total_line) - 1, rho, otm)
             total = int(g["home_score"]) + int(g["away_score"])
+            # A verdict is a bet even when the game lands on the line (a push: the stake comes back).
+            do, du = dec(float(line["over_odds"])), dec(float(line["under_odds"]))
+            go, gu = (po - 1 / do) * 100, (pu - 1 / du) * 100
+            side, e = ("OVER", go) if go >= gu else ("UNDER", gu)
+            won = total != total_line and ((total > total_line) if side == "OVER" else (total < total_line))
+            if e >= 8: r["strong"][0] += 1; r["strong"][1] += won
+            elif e >= 3: r["lean"][0] += 1; r["lean"][1] += won
             if total == total_line: r["pushes"] += 1; continue
             y = 1.0 if total > total_line else 0.0
             r["games"] += 1
@@ -384,12 +402,6 @@ final class NBAOracleTests: XCTestCase {
             pc = min(max(po, 1e-9), 1 - 1e-9)
             r["log_loss"] -= math.log(pc) if y == 1 else math.log(1 - pc)
             b = min(9, int(po * 10)); r["bins"][b][0] += 1; r["bins"][b][1] += po; r["bins"][b][2] += y
-            do, du = dec(float(line["over_odds"])), dec(float(line["under_odds"]))
-            go, gu = (po - 1 / do) * 100, (pu - 1 / du) * 100
-            side, e = ("OVER", go) if go >= gu else ("UNDER", gu)
-            won = (y == 1) if side == "OVER" else (y == 0)
-            if e >= 8: r["strong"][0] += 1; r["strong"][1] += won
-            elif e >= 3: r["lean"][0] += 1; r["lean"][1] += won
         r["brier"] /= r["games"]; r["log_loss"] /= r["games"]
         return r
     latest = max(g["game_date"] for g in games if g["game_id"] in closing)
@@ -451,10 +463,11 @@ final class NBAOracleTests: XCTestCase {
         let wantVariants = e["backtest"]?.arrayValue ?? []
         XCTAssertEqual(variants.count, 9)
         XCTAssertEqual(variants.count, wantVariants.count)
-        for (g, w) in zip(variants, wantVariants) {
+        for (v, w) in zip(variants, wantVariants) {
             let id = "backtest rho \(w["rho"]!.doubleValue!) ot \(w["overtime_points"]!.doubleValue!)"
-            near(g["rho"], w["rho"], 6, "\(id) rho"); near(g["overtime_points"], w["overtime_points"], 6, "\(id) overtime_points")
-            for k in ["games", "pushes"] { same(g[k], w[k], "\(id) \(k)") }
+            near(v["rho"], w["rho"], 6, "\(id) rho"); near(v["overtime_points"], w["overtime_points"], 6, "\(id) overtime_points")
+            for k in ["games", "pushes"] { same(v[k], w[k], "\(id) \(k)") }
+            let g = v["raw"] ?? .null
             near(g["brier"], w["brier"], 5, "\(id) brier"); near(g["log_loss"], w["log_loss"], 5, "\(id) log_loss")
             for (i, (gb, wb)) in zip(g["calibration"]?.arrayValue ?? [], w["bins"]?.arrayValue ?? []).enumerated() {
                 let n = wb[0]!.intValue!
@@ -465,7 +478,7 @@ final class NBAOracleTests: XCTestCase {
                 }
             }
             for k in ["lean", "strong"] {
-                same(g[k]?["bets"], w[k]?[0], "\(id) \(k) bets"); same(g[k]?["wins"], w[k]?[1], "\(id) \(k) wins")
+                same(g["bets"]?[k]?["bets"], w[k]?[0], "\(id) \(k) bets"); same(g["bets"]?[k]?["wins"], w[k]?[1], "\(id) \(k) wins")
             }
         }
         XCTAssertGreaterThan(wantVariants.first?["games"]?.intValue ?? 0, 100)

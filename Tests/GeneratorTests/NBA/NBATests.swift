@@ -105,27 +105,11 @@ final class NBATests: XCTestCase {
     /// Four real seasons compile (with the catalog, so the tree is complete); games without a line are NO_LINE;
     /// two builds with 1 and 2 threads are byte-identical.
     func testFourSeasonsNoLineAndDeterminism() throws {
-        func input() throws -> URL {
-            let dir = TestSupport.makeInput(site: { $0["nba"] = ["folder": "nba", "simulations": 1000] }, files: [:], copyDefaultCatalog: true)
-            // Copied, not linked: a link pointing out of the input folder is refused.
-            try FileManager.default.createDirectory(at: dir.appendingPathComponent("nba"), withIntermediateDirectories: true)
-            for f in ["teams.csv", "games.csv", "lines.csv"] {
-                try FileManager.default.copyItem(at: TestSupport.sharedData.appendingPathComponent("nba/\(f)"), to: dir.appendingPathComponent("nba/\(f)"))
-            }
-            return dir
-        }
-        let a = TestSupport.tempDir("nba-a").appendingPathComponent("dist"), b = TestSupport.tempDir("nba-b").appendingPathComponent("dist")
-        // The two builds at once (two outputs, two inputs): the one-thread build uses the core the other leaves idle.
-        let inputs = [try input(), try input()]
-        let outs = [a, b], threads = [2, 1]
-        let summaries = TestSupport.concurrently(2) { i in
-            try Build.run(BuildOptions(input: inputs[i], output: outs[i], threads: threads[i], epochSeconds: 1_700_000_000))
-        }
-        let summary = try summaries[0].get()
-        _ = try summaries[1].get()
+        let (summary, a, b) = try FourSeasons.trees.get()
         XCTAssertEqual(summary.report.first { $0.key == "snapshot dates" }?.count, 685)
         let ta = TestSupport.snapshot(a).filter { $0.key.hasPrefix("nba/") }, tb = TestSupport.snapshot(b).filter { $0.key.hasPrefix("nba/") }
-        XCTAssertEqual(ta.count, 686 + 1 + 1 + 1 + 4 + 4)
+        // 685 dates and latest.json, backtest.json and backtest.svg, teams.json and games.json, and per season teams and games.
+        XCTAssertEqual(ta.count, 686 + 2 + 2 + 4 * 2)
         XCTAssertEqual(ta, tb)
         let day = try JSONReader.parse(XCTUnwrap(ta["nba/totals/2023-01-01.json"]))
         let noLine = day["games"]!.arrayValue!.filter { $0["game_id"] == "0022200548" || $0["game_id"] == "0022200549" }
@@ -138,5 +122,29 @@ final class NBATests: XCTestCase {
         let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
         let judged = try TestSupport.run(["python3", checkDist.path, a.path])
         XCTAssertEqual(judged.status, 0, String(judged.output.suffix(1500)))
+    }
+}
+
+/// The four real seasons built twice at once, with 2 threads and with 1 (the one-thread build uses the core the other
+/// leaves idle), shared by the tests that read them: a build of four seasons is the slowest part of the NBA tests.
+enum FourSeasons {
+    static let trees: Result<(BuildSummary, URL, URL), Error> = Result {
+        func input() throws -> URL {
+            let dir = TestSupport.makeInput(site: { $0["nba"] = ["folder": "nba", "simulations": 1000] }, files: [:], copyDefaultCatalog: true)
+            // Copied, not linked: a link pointing out of the input folder is refused.
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("nba"), withIntermediateDirectories: true)
+            for f in ["teams.csv", "games.csv", "lines.csv"] {
+                try FileManager.default.copyItem(at: TestSupport.sharedData.appendingPathComponent("nba/\(f)"), to: dir.appendingPathComponent("nba/\(f)"))
+            }
+            return dir
+        }
+        let a = TestSupport.tempDir("nba-a").appendingPathComponent("dist"), b = TestSupport.tempDir("nba-b").appendingPathComponent("dist")
+        let inputs = [try input(), try input()]
+        let outs = [a, b], threads = [2, 1]
+        let summaries = TestSupport.concurrently(2) { i in
+            try Build.run(BuildOptions(input: inputs[i], output: outs[i], threads: threads[i], epochSeconds: 1_700_000_000))
+        }
+        _ = try summaries[1].get()
+        return (try summaries[0].get(), a, b)
     }
 }

@@ -3,10 +3,13 @@ import Schemas
 
 /// `nba/totals/{date}.json` and `nba/totals/latest.json`: the original service's /api/tonight/totals response
 /// (TotalsAnalysisResponse) for the games of one date, from earlier games of each team's season only.
-/// Beyond the original: `p_over_exact` (closed form) and `monte_carlo.p_push`.
+/// Beyond the original: `p_over_exact` (closed form), `monte_carlo.p_push`, and the walk-forward calibrated
+/// `p_over_calibrated` / `p_under_calibrated`, which edge, EV, Kelly and the verdict use unless `nba.probabilities`
+/// is "raw".
 struct TotalsOutput: NBAOutput {
     static let mc = S.object([
         "p_over": S.number(min: 0, max: 1), "p_under": S.number(min: 0, max: 1), "p_push": S.number(min: 0, max: 1),
+        "p_over_calibrated": S.number(min: 0, max: 1), "p_under_calibrated": S.number(min: 0, max: 1),
         "mean_total": S.number, "median_total": S.number, "std_total": S.nonNegativeNumber,
         "percentiles": S.map(S.number), "ci_95_over": .obj(["type": "array", "items": S.number(min: 0, max: 1), "minItems": 2, "maxItems": 2]),
         "ci_95_under": .obj(["type": "array", "items": S.number(min: 0, max: 1), "minItems": 2, "maxItems": 2]),
@@ -42,7 +45,7 @@ struct TotalsOutput: NBAOutput {
         return files
     }
 
-    static func methodology(_ s: NBASettings) -> JSON {
+    static func methodology(_ s: NBASettings, _ c: Calibration) -> JSON {
         .obj([
             "projection": "(home_ppg + away_opp_ppg) / 2 + (away_ppg + home_opp_ppg) / 2, from the same season's games before the date",
             "team_stats": "ppg, opp_ppg and sample standard deviation of points (n - 1), floored at 8; before a team's first game 110, 110, 10 (10 also after one game)",
@@ -51,6 +54,9 @@ struct TotalsOutput: NBAOutput {
             "overtime": .string("probability \(s.overtimeProbability), adding N(\(s.overtimeMean), \(s.overtimeSD)^2) points"),
             "random": "xoshiro256** seeded by SplitMix64 from FNV-1a of the game id and these settings; normals by Marsaglia's polar method with a libm-free logarithm",
             "push": "a rounded total equal to the line is a push (p_push)",
+            "calibration": .string("p_over_calibrated = σ(a·logit(q) + b)·(1 − p_push) with q = p_over / (p_over + p_under) and p_under_calibrated the rest; a, b fitted by Platt scaling on every earlier game of the compiled seasons, with a penalty \(s.calibrationPrior)/2·(a² + b²) toward the market's ½ (see nba/totals/backtest.json)"),
+            "calibration_fit": .string(String(format: "a = %.4f, b = %.4f, from %d earlier games", c.a, c.b, c.games)),
+            "probabilities": .string(s.useCalibrated ? "ev_metrics, edge and verdict use the calibrated probabilities" : "ev_metrics, edge and verdict use the raw Monte Carlo probabilities (nba.probabilities = raw)"),
             "exact": "p_over_exact: mixture of the regulation normal and the overtime-shifted normal, floor ignored, erfc without libm",
             "ev": "ev = (p * (d - 1) - (1 - p)) * 100 with d the decimal odds; edge = (p - 1/d) * 100",
             "kelly": .string("\(s.kellyFraction) of full Kelly (p*d - 1)/(d - 1), capped at \(s.kellyCap), times 100"),
@@ -67,6 +73,7 @@ struct TotalsOutput: NBAOutput {
             let overOdds = TotalsModel.decimalOdds(a.line?.overOdds ?? -110), underOdds = TotalsModel.decimalOdds(a.line?.underOdds ?? -110)
             var mc: JSON = .null, ev: JSON = .null, verdict = "NO_LINE", edge: JSON = .null
             if let line = a.line, let sim = a.simulation {
+                let calibrated = snap.calibration.apply(over: sim.pOver, under: sim.pUnder)
                 func ci(_ p: Double) -> JSON {
                     let h = 1.96 * (p * (1 - p) / n).squareRoot()
                     return .array([r(max(0, p - h), 4), r(min(1, p + h), 4)])
@@ -76,8 +83,10 @@ struct TotalsOutput: NBAOutput {
                     "mean_total": r(sim.mean, 2), "median_total": r(sim.median, 2), "std_total": r(sim.sd, 2),
                     "percentiles": .object(JSONObject(sim.percentiles.map { ($0.0, r($0.1, 2)) })),
                     "ci_95_over": ci(sim.pOver), "ci_95_under": ci(sim.pUnder), "ot_games_pct": r(sim.otPct, 4),
+                    "p_over_calibrated": r(calibrated.over, 4), "p_under_calibrated": r(calibrated.under, 4),
                 ])
-                let mt = model.metrics(pOver: sim.pOver, pUnder: sim.pUnder, overOdds: overOdds, underOdds: underOdds)
+                let p = m.settings.useCalibrated ? calibrated : (over: sim.pOver, under: sim.pUnder)
+                let mt = model.metrics(pOver: p.over, pUnder: p.under, overOdds: overOdds, underOdds: underOdds)
                 ev = .obj(["ev_over": r(mt.evOver, 2), "ev_under": r(mt.evUnder, 2), "edge_over": r(mt.edgeOver, 2), "edge_under": r(mt.edgeUnder, 2),
                            "kelly_over": r(mt.kellyOver, 2), "kelly_under": r(mt.kellyUnder, 2), "recommended_bet": .string(mt.recommended)])
                 verdict = mt.verdict
@@ -96,6 +105,6 @@ struct TotalsOutput: NBAOutput {
             ])
         }
         return .obj(["success": true, "n_games": .int(games.count), "n_simulations": .int(m.settings.simulations),
-                     "games": .array(games), "methodology": methodology(m.settings)])
+                     "games": .array(games), "methodology": methodology(m.settings, snap.calibration)])
     }
 }
