@@ -21,12 +21,22 @@ echo "four seasons, 4,301 games, 685 snapshot dates, 10,000 simulations per game
 python3 - "$SHM/out/nba/totals/backtest.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-print("| season | games | Brier | log loss | LEAN hit rate (bets) | STRONG hit rate (bets) | best grid Brier (ρ, OT points) |")
+def pct(x): return "–" if x is None else f"{x * 100:+.1f} %"
+def bets(b):
+    ci = b["roi_ci_95"]
+    interval = f" [{ci[0] * 100:+.1f}, {ci[1] * 100:+.1f}]" if ci else ""
+    return f"{b['wins']}–{b['losses']}–{b['pushes']}, {pct(b['roi'])}{interval}"
+print("| season | games | Brier raw / calibrated (market 0.25) | LEAN raw: W–L–P, ROI [95 % CI] | STRONG raw: W–L–P, ROI [95 % CI] | "
+      "calibrated verdicts: bets, ROI | CLV of raw picks: close moved toward, mean points |")
 print("|---|---|---|---|---|---|---|")
-for season, v in d["seasons"].items():
-    c = v["configured"]
-    best = min(v["grid"], key=lambda g: g["brier"])
-    print(f"| {season} | {c['games']} | {c['brier']:.4f} | {c['log_loss']:.4f} | {c['lean']['hit_rate']} ({c['lean']['bets']}) | "
-          f"{c['strong']['hit_rate']} ({c['strong']['bets']}) | {best['brier']:.4f} ({best['rho']}, {best['overtime_points']}) |")
+rows = list(d["seasons"].items()) + [("all four", d["overall"])]
+for season, v in rows:
+    c = v["configured"]; r, k = c["raw"], c["calibrated"]
+    clv = r["closing_line_value"]["all"]
+    flag = " (flagged)" if v["flag"] else ""
+    print(f"| {season} | {c['games']} | {r['brier']:.4f} / {k['brier']:.4f}{flag} | {bets(r['bets']['lean'])} | {bets(r['bets']['strong'])} | "
+          f"{k['bets']['all']['bets']}, {pct(k['bets']['all']['roi'])} | {clv['share_toward'] * 100:.1f} % of {clv['picks']}, {clv['mean_points']:+.2f} |")
+best = min(d["overall"]["grid"], key=lambda g: g["raw"]["brier"])
+print(f"best raw grid variant overall: Brier {best['raw']['brier']:.4f} (ρ {best['rho']}, overtime points {best['overtime_points']})")
 PY
 rm -rf "$SHM"
