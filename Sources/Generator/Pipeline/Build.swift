@@ -183,8 +183,8 @@ public enum Build {
         for k in kinds.values.sorted(by: { $0.name < $1.name }) {
             files.append(OutputFile(path: k.schemaPath, json: SchemaPublisher.document(for: k, baseURL: site.baseURL), kind: SchemaPublisher.metaKind))
         }
-        files.append(OutputFile(path: ".nojekyll", bytes: []))
-        files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site)))
+        files.append(OutputFile(path: ".nojekyll", bytes: [], asset: NotFoundPage.noJekyll))
+        files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site), asset: NotFoundPage.asset))
         // Content-named files are built on a thread of their own while the others are checked and written.
         let lateWork = later
         let lateFiles = Background { try lateWork.flatMap { try $0() } }
@@ -258,7 +258,7 @@ public enum Build {
 
         var byKind: [String: (Int, Int)] = [:]
         for (f, r) in zip(files, rendered) {
-            let k = f.kind?.name ?? "other"
+            let k = f.kind?.name ?? f.asset?.name ?? "other"
             byKind[k, default: (0, 0)].0 += 1
             byKind[k, default: (0, 0)].1 += r.size
         }
@@ -281,12 +281,14 @@ public enum Build {
     /// It only restates the other files' paths, so it is left out of the content digest: the appearance of the
     /// delta path on a second build must not make a release of its own.
     static func openAPI(files: [OutputFile], kinds: [OutputKind], site: SiteConfig, hasPrevious: Bool) throws -> OutputFile {
-        var paths = files.map { (path: $0.path, kind: $0.kind?.name) }
+        var paths = files.map { (path: $0.path, kind: $0.kind?.name ?? $0.asset?.name) }
         paths.append(("releases/1/files.json", ManifestKinds.fileIndex.name))
         paths.append(("update-manifest.json", ManifestKinds.manifest.name))
         if hasPrevious { paths.append(("releases/2/delta-from-1.json", ManifestKinds.delta.name)) }
         paths.append((OpenAPIDocument.path, OpenAPIDocument.kind.name))
-        let doc = try OpenAPIDocument.render(kinds: kinds, files: paths, site: site)
+        var assets: [AssetKind] = []
+        for f in files { if let a = f.asset, !assets.contains(a) { assets.append(a) } }
+        let doc = try OpenAPIDocument.render(kinds: kinds, assets: assets, files: paths, site: site)
         return OutputFile(path: OpenAPIDocument.path, json: doc, kind: OpenAPIDocument.kind, stampsBuildTime: true)
     }
 

@@ -23,6 +23,21 @@ public final class OutputKind: Sendable {
     public var schemaPath: String { "schemas/\(name).schema.json" }
 }
 
+/// A kind of file that is not JSON (a page, a picture, a script): declared like an `OutputKind`, with its media
+/// type instead of a schema, so `openapi.json` and the summary can describe every file of the tree.
+public struct AssetKind: Sendable, Equatable {
+    /// Stable name (also the operation's name in openapi.json).
+    public let name: String
+    public let pathTemplate: String
+    /// The media type a static host sends it with (as `ContentTypes` in `generator serve`).
+    public let mediaType: String
+    public let summary: String
+
+    public init(name: String, pathTemplate: String, mediaType: String, summary: String) {
+        self.name = name; self.pathTemplate = pathTemplate; self.mediaType = mediaType; self.summary = summary
+    }
+}
+
 /// A file of the tree, before it is serialised.
 public struct OutputFile: Sendable {
     public enum Content: Sendable {
@@ -51,8 +66,10 @@ public struct OutputFile: Sendable {
     }
     public let path: String
     public let content: Content
-    /// The kind it belongs to (its schema); nil only for non-JSON files such as `.nojekyll`.
+    /// The kind it belongs to (its schema); nil only for non-JSON files, which say what they are in `asset`.
     public let kind: OutputKind?
+    /// What a non-JSON file is (nil for JSON files).
+    public private(set) var asset: AssetKind? = nil
     /// True when the file carries the build time (so it changes with SOURCE_DATE_EPOCH alone) or only restates
     /// the other files (openapi.json). Release logic ignores such files when deciding whether content changed.
     public let stampsBuildTime: Bool
@@ -63,8 +80,10 @@ public struct OutputFile: Sendable {
     public init(path: String, json: JSON, kind: OutputKind, stampsBuildTime: Bool = false) {
         self.path = path; self.content = .json(json); self.kind = kind; self.stampsBuildTime = stampsBuildTime
     }
-    public init(path: String, bytes: [UInt8], kind: OutputKind? = nil) {
-        self.path = path; self.content = .bytes(bytes); self.kind = kind; self.stampsBuildTime = false
+    /// A non-JSON file (checked by no schema; described in openapi.json by its asset kind). JSON files are never
+    /// given as bytes: their schema could not check them.
+    public init(path: String, bytes: [UInt8], asset: AssetKind) {
+        self.path = path; self.content = .bytes(bytes); self.kind = nil; self.stampsBuildTime = false; self.asset = asset
     }
     /// A JSON file rendered only when it is validated and serialised (see `Content.deferred`).
     public init(path: String, kind: OutputKind, stampsBuildTime: Bool = false, weight: Int, render: @escaping @Sendable () throws -> JSON) {
@@ -100,6 +119,7 @@ public struct OutputFile: Sendable {
     func withoutContent() -> OutputFile {
         var f = OutputFile(path: path, content: .bytes([]), kind: kind, stampsBuildTime: stampsBuildTime)
         f.contentKey = contentKey
+        f.asset = asset
         return f
     }
 }

@@ -6,6 +6,10 @@ import Foundation
 public enum NotFoundPage {
     public static let path = "404.html"
     public static let summary = "Page served by GitHub Pages for any path that is not in the tree."
+    public static let asset = AssetKind(name: "not-found-page", pathTemplate: path, mediaType: "text/html", summary: summary)
+    /// `.nojekyll`: the empty marker that turns off Jekyll on GitHub Pages (files are served as they are).
+    public static let noJekyll = AssetKind(name: "no-jekyll-marker", pathTemplate: ".nojekyll", mediaType: "application/octet-stream",
+                                           summary: "Empty marker that turns off Jekyll processing on GitHub Pages.")
 
     public static func render(site: SiteConfig) -> [UInt8] {
         let name = escape(site.siteName)

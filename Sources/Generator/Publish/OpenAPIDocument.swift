@@ -94,10 +94,11 @@ public enum OpenAPIDocument {
         }
     }
 
-    /// Builds the document from the kinds in use and the files of the tree (path → kind name; nil for non-JSON files).
-    /// Throws when a file fits no template of its kind: the declaration and the emitter disagree.
-    public static func render(kinds: [OutputKind], files: [(path: String, kind: String?)], site: SiteConfig) throws -> JSON {
-        let byName = Dictionary(kinds.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    /// Builds the document from the kinds in use and the files of the tree (path → the name of its kind, or of its
+    /// asset kind for a non-JSON file). Throws when a file fits no template of its kind: the declaration and the
+    /// emitter disagree.
+    public static func render(kinds: [OutputKind], assets: [AssetKind] = [], files: [(path: String, kind: String?)], site: SiteConfig) throws -> JSON {
+        let byName = Dictionary(kinds.map { ($0.name, $0.pathTemplate) } + assets.map { ($0.name, $0.pathTemplate) }, uniquingKeysWith: { a, _ in a })
         // Which expansions of each kind's template occur in this tree.
         var depthsByKind: [String: Set<[Int]>] = [:]
         var examples: [String: [String]] = [:]
@@ -109,12 +110,12 @@ public enum OpenAPIDocument {
             guard let name = f.kind else { continue }
             let template: Template
             if let l = last, l.kind == name { template = l.template } else {
-                guard let k = byName[name] else { continue }
-                if let t = templates[name] { template = t } else { template = Template(k.pathTemplate); templates[name] = template }
+                guard let pathTemplate = byName[name] else { continue }
+                if let t = templates[name] { template = t } else { template = Template(pathTemplate); templates[name] = template }
             }
             let chars = Array(f.path.utf8)
             guard let ranges = template.matchRanges(chars) else {
-                throw BuildError(file: f.path, field: name, "does not fit its kind's path template \(byName[name]!.pathTemplate)")
+                throw BuildError(file: f.path, field: name, "does not fit its kind's path template \(byName[name]!)")
             }
             let d = ranges.map { r in chars[r].lazy.filter { $0 == UInt8(ascii: "/") }.count + 1 }
             if let l = last, l.kind == name, l.depths == d { continue }
@@ -125,25 +126,27 @@ public enum OpenAPIDocument {
             }
             last = (name, template, d)
         }
-        var paths: [(String, JSON)] = []
-        for k in kinds.sorted(by: { $0.name < $1.name }) {
-            for depths in (depthsByKind[k.name] ?? []).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                let (p, params) = Template(k.pathTemplate).expanded(depths)
-                let example = examples[k.name + "\u{0}" + depths.map(String.init).joined(separator: ",")] ?? []
-                paths.append(("/" + p, operation(kind: k, parameters: Array(zip(params, example)), variant: depths.contains { $0 > 1 } ? depths : nil)))
+        /// Each expansion of a template that occurs in the tree: its path, parameters with their examples, and
+        /// the depths when a parameter spans several segments.
+        func expansions(_ name: String, _ pathTemplate: String) -> [(path: String, parameters: [(String, String)], variant: [Int]?)] {
+            (depthsByKind[name] ?? []).sorted(by: { $0.lexicographicallyPrecedes($1) }).map { depths in
+                let (p, params) = Template(pathTemplate).expanded(depths)
+                let example = examples[name + "\u{0}" + depths.map(String.init).joined(separator: ",")] ?? []
+                return ("/" + p, Array(zip(params, example)), depths.contains { $0 > 1 } ? depths : nil)
             }
         }
-        // Files outside the JSON kinds.
-        let response404: JSON = .obj(["description": "Not found (GitHub Pages serves 404.html)."])
-        paths.append(("/" + NotFoundPage.path, .obj(["get": .obj([
-            "operationId": "getNotFoundPage", "summary": .string(NotFoundPage.summary),
-            "responses": .obj(["200": .obj(["description": "HTML page.", "content": .obj(["text/html": .obj(["schema": .obj(["type": "string"])])])])]),
-        ])])))
-        paths.append(("/.nojekyll", .obj(["get": .obj([
-            "operationId": "getNoJekyllMarker", "summary": "Empty marker that turns off Jekyll processing on GitHub Pages.",
-            "responses": .obj(["200": .obj(["description": "Empty file.", "content": .obj(["application/octet-stream": .obj(["schema": .obj(["type": "string", "maxLength": 0])])])]),
-                               "404": response404]),
-        ])])))
+        var paths: [(String, JSON)] = []
+        for k in kinds.sorted(by: { $0.name < $1.name }) {
+            for e in expansions(k.name, k.pathTemplate) {
+                paths.append((e.path, operation(kind: k, parameters: e.parameters, variant: e.variant)))
+            }
+        }
+        // Files outside the JSON kinds: pages, pictures, scripts, markers.
+        for a in assets.sorted(by: { $0.name < $1.name }) {
+            for e in expansions(a.name, a.pathTemplate) {
+                paths.append((e.path, operation(asset: a, parameters: e.parameters, variant: e.variant)))
+            }
+        }
         paths.sort { $0.0 < $1.0 }
         // Every schema inside the document (client generators such as swift-openapi-generator do not follow
         // references to other files, and validators need no base URI); the files under schemas/ stay for JSON Schema users.
@@ -191,6 +194,14 @@ public enum OpenAPIDocument {
         kind.name.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
+    /// A non-JSON file's operation: its media type, and a string body (an empty one for an empty marker).
+    static func operation(asset: AssetKind, parameters: [(name: String, example: String)], variant: [Int]?) -> JSON {
+        let body: JSON = asset.mediaType == "application/octet-stream" ? .obj(["type": "string", "maxLength": 0]) : .obj(["type": "string"])
+        return operation(id: asset.name.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(),
+                         summary: asset.summary, parameters: parameters, variant: variant,
+                         content: .obj([asset.mediaType: .obj(["schema": body])]))
+    }
+
     /// `parameters`: each path parameter's name and an example value from the tree.
     static func operation(kind: OutputKind, parameters: [(name: String, example: String)], variant: [Int]?) -> JSON {
         // Schema files are themselves JSON Schemas: refer to the meta-schema by description only, so no tool
@@ -198,11 +209,16 @@ public enum OpenAPIDocument {
         let schema: JSON = kind.name == SchemaPublisher.metaKind.name
             ? .obj(["type": "object", "description": .string("A JSON Schema document (\(SchemaPublisher.metaSchemaURI)).")])
             : .obj(["$ref": .string("#/components/schemas/" + componentName(kind))])
-        var opId = componentName(kind)
+        return operation(id: componentName(kind), summary: kind.summary, parameters: parameters, variant: variant,
+                         content: .obj(["application/json": .obj(["schema": schema])]))
+    }
+
+    static func operation(id: String, summary: String, parameters: [(name: String, example: String)], variant: [Int]?, content: JSON) -> JSON {
+        var opId = id
         if let variant { opId += "Depth" + variant.map(String.init).joined(separator: "x") }
         var op = JSONObject([
             ("operationId", .string("get" + opId)),
-            ("summary", .string(kind.summary)),
+            ("summary", .string(summary)),
         ])
         if !parameters.isEmpty {
             op.append("parameters", .array(parameters.map { p in
@@ -213,7 +229,7 @@ public enum OpenAPIDocument {
             }))
         }
         var responses = JSONObject([
-            ("200", .obj(["description": .string(kind.summary), "content": .obj(["application/json": .obj(["schema": schema])])])),
+            ("200", .obj(["description": .string(summary), "content": content])),
             ("404", .obj(["description": "Not in this release."])),
         ])
         if !parameters.isEmpty {

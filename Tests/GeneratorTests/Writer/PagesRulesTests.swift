@@ -11,12 +11,13 @@ final class PagesRulesTests: XCTestCase {
         let files: [(String, OutputFile.Content)]
         var name: String { "fixture" }
         static let kind = OutputKind(name: "fixture", pathTemplate: "{path}", summary: "Test files.", schema: true)
+        static let asset = AssetKind(name: "fixture-bytes", pathTemplate: "{path}", mediaType: "application/octet-stream", summary: "Test files.")
         func isPresent(in context: BuildContext) -> Bool { true }
         func build(_ context: BuildContext) throws -> DomainResult {
             DomainResult(files: files.map { path, content in
                 switch content {
                 case .json(let j): return OutputFile(path: path, json: j, kind: Self.kind)
-                case .bytes(let b): return OutputFile(path: path, bytes: b)
+                case .bytes(let b): return OutputFile(path: path, bytes: b, asset: Self.asset)
                 case .deferred(let weight, let render): return OutputFile(path: path, kind: Self.kind, weight: weight, render: render)
                 case .streamed(let weight, let write): return OutputFile(path: path, kind: Self.kind, weight: weight, write: write)
                 }

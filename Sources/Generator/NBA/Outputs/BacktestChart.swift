@@ -7,6 +7,8 @@ import Foundation
 /// from the results alone, so its bytes are as deterministic as backtest.json's.
 enum BacktestChart {
     static let path = "nba/totals/backtest.svg"
+    static let asset = AssetKind(name: "nba-backtest-chart", pathTemplate: path, mediaType: "image/svg+xml",
+                                 summary: "The NBA totals backtest as a picture: reliability diagram (raw and calibrated) and cumulative units of LEAN and STRONG bets per season.")
 
     static let rawColour = "#1f6fb4", calibratedColour = "#d95f02"
     static let leanColour = "#c99700", strongColour = "#c0392b"

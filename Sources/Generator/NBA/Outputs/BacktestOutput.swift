@@ -121,6 +121,6 @@ struct BacktestOutput: NBAOutput {
         ])
         return [OutputFile(path: "nba/totals/backtest.json", json: json, kind: Self.kind),
                 OutputFile(path: BacktestChart.path, bytes: BacktestChart.render(seasons: m.seasons.map { ($0, results[0].seasons[$0]!) },
-                                                                              overall: results[0].overall))]
+                                                                              overall: results[0].overall), asset: BacktestChart.asset)]
     }
 }
