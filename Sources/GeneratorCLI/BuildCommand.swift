@@ -9,8 +9,13 @@ struct BuildCommand: ParsableCommand {
         commandName: "build",
         abstract: "Build the tree from an input folder.",
         discussion: """
-        The new tree is written beside the output folder and swapped in only when complete; \
+        The new tree is staged beside the output folder and put in place only when complete; \
         unchanged files are not rewritten. Timestamps come from SOURCE_DATE_EPOCH when set.
+
+        Rebuilds are incremental: a cache (.OUT.cache beside the output, or OUT.cache in --cache DIR) records what \
+        each file was made from; files whose inputs did not change are kept without being rendered, and a small \
+        change is applied to the output in place (a journal lets the next build undo one that was killed). Deleting \
+        the cache, or --no-cache, gives a full build with the same bytes.
 
         The output folder is replaced as a whole, so it must be a new path, an empty folder or a tree built \
         by generator: the input folder (or a folder containing it or inside it), the current folder or one \
@@ -64,6 +69,12 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another build writing the same output; 0 fails at once (exit 2).", valueName: "seconds"))
     var wait: Double = 60
 
+    @Option(name: .long, help: ArgumentHelp("Folder of the build cache (OUT.cache there); default: .OUT.cache beside the output. Not inside the input or output folder.", valueName: "folder"))
+    var cache: String?
+
+    @Flag(name: .customLong("no-cache"), help: "Read and write no build cache: every file is rendered (the tree is the same).")
+    var noCache = false
+
     func run() throws {
         let isTTY = isatty(STDERR_FILENO) == 1
         guard wait >= 0, wait.isFinite else {
@@ -105,6 +116,8 @@ struct BuildCommand: ParsableCommand {
         if showProgress { options.progressInterval = 1 }
         options.previousSite = site
         options.firstRelease = firstRelease
+        options.useCache = !noCache
+        options.cacheFolder = cache.map { OutputGuard.fileURL($0) }
         options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)
         let started = Date()
         let summary: BuildSummary
@@ -148,7 +161,8 @@ enum SummaryText {
         } else {
             lines.append("Built \(out): version \(s.version) (\(s.currentVersion)), \(s.fileCount) files, \(s.totalBytes) bytes in \(String(format: "%.2f", seconds)) s")
             lines.append("  \(s.fileCount - 2) files in the file index, plus the index itself and update-manifest.json")
-            lines.append("  written \(s.written), unchanged \(s.linked)")
+            lines.append("  written \(s.written), unchanged \(s.linked)" + (s.reused > 0 ? " (\(s.reused) kept by the build cache without rendering)" : "")
+                         + (s.inPlace ? "; applied in place" : ""))
             lines.append("  stages: " + s.stageSeconds.map { "\($0.0) \(String(format: "%.2f", $0.1)) s" }.joined(separator: ", "))
         }
         for n in s.notes { lines.append("  \(n)") }
@@ -172,6 +186,7 @@ enum SummaryText {
         .obj([
             "changed": .bool(s.changed), "version": .int(s.version), "currentVersion": .string(s.currentVersion),
             "files": .int(s.fileCount), "bytes": .int(s.totalBytes), "written": .int(s.written), "unchanged": .int(s.linked),
+            "reused": .int(s.reused), "inPlace": .bool(s.inPlace),
             "seconds": .double((seconds * 1000).rounded() / 1000),
             "report": .array(s.report.map { .obj(["domain": .string($0.domain), "key": .string($0.key), "count": .int($0.count),
                                                    "policy": .optional($0.policy), "examples": .strings($0.examples)]) }),

@@ -65,6 +65,7 @@ public struct CatalogDomain: Domain {
         _ = catalog.listEntries
         _ = catalog.brandSlugs
         _ = catalog.categoryTrails
+        _ = catalog.allProductsFingerprint   // (and the context's)
         try order.wait()
         // Content-named units (the ranked index) are built later, alongside validation and serialisation of the rest.
         let units = CatalogOutputs.all.filter { timeUnits || !$0.namesFilesByContent }
@@ -267,6 +268,19 @@ public struct CatalogDomain: Domain {
             return bytes
         }
         model.dataVersion = String(Build.sha256Hex(parts.flatMap { $0 }).prefix(12))
+        if context.site.sourceFingerprint != nil {
+            model.productFingerprints = Parallel.map(products.count, threads: context.threads) { Self.fingerprint(products[$0]) }
+        }
         return model
+    }
+
+    /// Everything a product is, after the policies (what its page, its list entries and its index entries show).
+    static func fingerprint(_ p: Product) -> Fingerprint {
+        var h = FingerprintHasher("product")
+        h.add(p.id); h.add(p.segment); h.add(p.name); h.add(p.description); h.add(p.brand); h.add(p.brandKey)
+        h.add(p.price?.description); h.add(p.currency); h.add(p.inStock); h.add(p.imageUrl); h.add(p.ratingAverage)
+        h.add(p.ratingCount); h.add(p.categoryId); h.add(p.extra.count)
+        for (k, v) in p.extra { h.add(k); h.add(v) }
+        return h.finish()
     }
 }

@@ -80,4 +80,7 @@ public struct CatalogModel: Sendable {
     public var report: [ReportItem] = []
     /// Short digest of the sellable catalog's content (changes when any listed product changes).
     public var dataVersion: String = ""
+    /// Each sellable product's fingerprint (every field, after the policies), in `products` order; empty when the
+    /// site's configuration was not read from a file (then no output is fingerprinted).
+    public var productFingerprints: [Fingerprint] = []
 }

@@ -26,6 +26,10 @@ public struct BuildOptions: Sendable {
     /// When set, long stages report progress (stage, files done of total) through `progress` at least this often, in
     /// seconds; nil: only a line at the start of some stages.
     public var progressInterval: Double?
+    /// Where the build cache lives (`--cache DIR`); nil: beside the output (`.<out>.cache`). See `BuildCache`.
+    public var cacheFolder: URL?
+    /// False: no cache is read or written (every file is rendered).
+    public var useCache = true
 
     public init(input: URL, output: URL, previous: URL? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 epochSeconds: Int? = nil, skipBadRows: Bool = false, lockWait: Double = 60) {
@@ -56,6 +60,10 @@ public struct BuildSummary: Sendable {
     public var stageSeconds: [(String, Double)] = []
     /// The site the previous release was read from (`--previous https://…/`).
     public var previousSite: String?
+    /// Files kept from the output's tree by their fingerprint, without being rendered (see `BuildCache`).
+    public var reused = 0
+    /// True when the change was applied to the output's tree in place (see `StagedTree`).
+    public var inPlace = false
     /// Where the version came from, said in the summary (e.g. "no release published at URL yet: this is release 1").
     public var notes: [String] = []
 }
@@ -75,6 +83,9 @@ public enum Build {
         var options = options
         options.output = checked.output
         options.previous = checked.previous
+        if let folder = options.cacheFolder {
+            options.cacheFolder = try OutputGuard.check(cache: folder.path, output: checked.output, input: options.input.path)
+        }
         var summary = BuildSummary()
         let ticker = options.progressInterval.map { ProgressTicker(interval: $0, report: progress) }
         defer { ticker?.stop() }
@@ -205,13 +216,22 @@ public enum Build {
         let staged = try StagedTree(output: options.output, previous: Dictionary(
             (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }), expectedFiles: files.count)
         defer { staged.discard() }  // after a failure; nothing once committed
+        // What the files of that tree were made from: files whose fingerprint is unchanged are kept, not rendered.
+        let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
+        var cache: [String: BuildCache.Entry] = [:]
+        if options.useCache, let current {
+            switch BuildCache.load(cacheFile, release: current.fileIndex.sha256) {
+            case .success(let c): cache = c.entries
+            case .failure(let why): summary.notes.append(why.description)
+            }
+        }
         begin("checking and writing files", total: files.count)
-        var rendered = try serialise(&files, checkers: checkers, into: staged, ticker: ticker)
+        var rendered = try serialise(&files, checkers: checkers, into: staged, cache: cache, ticker: ticker)
         // Then the late files (content-named, built meanwhile).
         var second = try lateFiles.wait()
         try requireDistinctPaths(files, second)
         ticker?.grow(second.count)
-        rendered += try serialise(&second, checkers: checkers, into: staged, ticker: ticker)
+        rendered += try serialise(&second, checkers: checkers, into: staged, cache: cache, ticker: ticker)
         files += second
         // Then the files that describe the others: app-config when no domain wrote it (its dataVersion is the content
         // of the rest), and openapi.json, which lists every path.
@@ -233,12 +253,17 @@ public enum Build {
         // Manifest: compare with the previous release; identical content creates no version and writes nothing.
         let digest = contentDigest(contentEntries(files, rendered))
         stage("check")
+        summary.reused = rendered.lazy.filter(\.reused).count
         if let previous, previous.contentDigest == digest,
            options.previous == nil || options.previous == options.output || options.previousSite != nil {
             summary.changed = false
             summary.version = previous.version
             summary.currentVersion = previous.currentVersion
             summary.fileCount = previous.files.count + 1
+            // The tree stays; its files' fingerprints may have changed (a setting that moved no byte): kept for next time.
+            if options.useCache, let current, current.fileIndex.sha256 == previous.fileIndex.sha256 {
+                saveCache(files, rendered, release: current.fileIndex.sha256, to: cacheFile, summary: &summary)
+            }
             return summary
         }
         let version = (previous?.version ?? 0) + 1
@@ -269,6 +294,10 @@ public enum Build {
         ticker?.end()
         stage("commit")
         summary.written = stats.written; summary.linked = stats.linked; summary.removed = stats.removed
+        summary.inPlace = stats.inPlace
+        if options.useCache, let index = releaseFiles.first(where: { $0.path == "releases/\(version)/files.json" }) {
+            saveCache(files, rendered, release: index.sha256, to: cacheFile, summary: &summary)
+        }
         summary.fileCount = tree.count
         summary.totalBytes = tree.reduce(0) { $0 + $1.size }
         summary.version = version
@@ -292,7 +321,21 @@ public enum Build {
         return OutputFile(path: OpenAPIDocument.path, json: doc, kind: OpenAPIDocument.kind, stampsBuildTime: true)
     }
 
-    struct Rendered { let path: String; let size: Int; let sha256: String; let schema: String? }
+    struct Rendered {
+        let path: String; let size: Int; let sha256: String; let schema: String?
+        /// Kept from the output's tree by its fingerprint, not rendered.
+        var reused = false
+    }
+
+    /// Writes the cache of the tree now in the output: each fingerprinted file with its hash and size.
+    static func saveCache(_ files: [OutputFile], _ rendered: [Rendered], release: String, to url: URL, summary: inout BuildSummary) {
+        var entries: [String: BuildCache.Entry] = [:]
+        entries.reserveCapacity(files.count)
+        for (f, r) in zip(files, rendered) {
+            if let fp = f.fingerprint { entries[r.path] = BuildCache.Entry(fingerprint: fp, sha256: r.sha256, size: r.size) }
+        }
+        if let why = BuildCache.save(BuildCache(release: release, entries: entries), to: url) { summary.warnings.append(why) }
+    }
 
     /// The release files against their schemas, like every other file: a release must not publish a manifest or an
     /// index that breaks its own contract. Largest first on every worker (a 100k-file index is ≈ 18 MB of text).
@@ -313,7 +356,7 @@ public enum Build {
     /// order); a violation stops nothing else, but the staged tree is discarded.
     /// `checkers`: one per worker (their count is the thread count).
     static func serialise(_ files: inout [OutputFile], checkers: [OutputValidation], into staged: StagedTree,
-                          ticker: ProgressTicker? = nil) throws -> [Rendered] {
+                          cache: [String: BuildCache.Entry] = [:], ticker: ProgressTicker? = nil) throws -> [Rendered] {
         let threads = checkers.count
         var seen = Set<String>(minimumCapacity: files.count)
         for f in files where !seen.insert(f.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(f.path)") }
@@ -330,13 +373,18 @@ public enum Build {
                 Parallel.forEach(order, threads: threads) { worker, i in
                     let f = inputs[i], checker = checkers[worker]
                     defer { inputs[i] = f.withoutContent(); ticker?.advance() }
+                    let schema = f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath }
+                    // Made from the same inputs as the output's file: kept as it is (checked when it was made).
+                    if let fp = f.fingerprint, let c = cache[f.path], c.fingerprint == fp, staged.keep(f.path, sha256: c.sha256, size: c.size) {
+                        res[i] = Rendered(path: f.path, size: c.size, sha256: c.sha256, schema: schema, reused: true)
+                        return
+                    }
                     do {
                         // Hash and stage the bytes straight from the writer's buffer: nothing is copied or kept.
                         func stage(_ bytes: UnsafeRawBufferPointer) throws -> Rendered {
                             let sha = sha256Hex(bytes)
                             try staged.put(f.path, bytes: bytes, sha256: sha)
-                            return Rendered(path: f.path, size: bytes.count, sha256: sha,
-                                            schema: f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath })
+                            return Rendered(path: f.path, size: bytes.count, sha256: sha, schema: schema)
                         }
                         if case .streamed(_, let write) = f.content {
                             let text = JSONStream(capacity: 1024)

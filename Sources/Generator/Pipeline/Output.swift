@@ -70,6 +70,10 @@ public struct OutputFile: Sendable {
     public let kind: OutputKind?
     /// What a non-JSON file is (nil for JSON files).
     public private(set) var asset: AssetKind? = nil
+    /// What the file is made from (see `Fingerprint`), when its renderer can tell without rendering it: a rebuild
+    /// whose cache holds the same fingerprint for this path keeps the previous tree's file and renders nothing.
+    /// Nil: the file is always rendered (and still kept when its bytes come out the same).
+    public var fingerprint: Fingerprint? = nil
     /// True when the file carries the build time (so it changes with SOURCE_DATE_EPOCH alone) or only restates
     /// the other files (openapi.json). Release logic ignores such files when deciding whether content changed.
     public let stampsBuildTime: Bool
@@ -106,12 +110,14 @@ public struct OutputFile: Sendable {
             try write(s)
             var f = OutputFile(path: path, content: .streamed(weight: 1, write: { [bytes = s.bytes] in $0.raw(bytes) }), kind: kind, stampsBuildTime: stampsBuildTime)
             f.contentKey = contentKey
+            f.fingerprint = fingerprint
             return f
         default: return self
         }
         guard let json = try content.json() else { return self }
         var f = OutputFile(path: path, content: .json(json), kind: kind, stampsBuildTime: stampsBuildTime)
         f.contentKey = contentKey
+        f.fingerprint = fingerprint
         return f
     }
 
@@ -120,6 +126,7 @@ public struct OutputFile: Sendable {
         var f = OutputFile(path: path, content: .bytes([]), kind: kind, stampsBuildTime: stampsBuildTime)
         f.contentKey = contentKey
         f.asset = asset
+        f.fingerprint = fingerprint
         return f
     }
 }

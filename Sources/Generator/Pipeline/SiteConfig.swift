@@ -24,6 +24,9 @@ public struct SiteConfig: Sendable {
     public var pageSize: Int
     /// Raw domain sections, read strictly by each domain.
     public var sections: [String: JSON]
+    /// The bytes of site.json, as a fingerprint (nil for a configuration not read from a file): every output that
+    /// depends on a setting includes it in its own fingerprint.
+    public var sourceFingerprint: Fingerprint?
 
     public static let domainSections = ["catalog", "auctions", "nba", "release", "collections"]
 
@@ -36,7 +39,9 @@ public struct SiteConfig: Sendable {
         do { json = try JSONReader.parse(data) } catch let e as JSONSyntaxError {
             throw BuildError(file: displayName, line: e.line, "invalid JSON at column \(e.column): \(e.message)")
         }
-        return try parse(json, file: displayName)
+        var site = try parse(json, file: displayName)
+        site.sourceFingerprint = Fingerprint.of([UInt8](data))
+        return site
     }
 
     public static func parse(_ json: JSON, file: String) throws -> SiteConfig {

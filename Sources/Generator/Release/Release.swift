@@ -20,6 +20,8 @@ public struct PreviousRelease: Sendable {
     /// Digest of the inputs and the compiler that built it (see InputFingerprint).
     public var inputDigest: String
     public var files: [FileEntry]
+    /// The file index itself (its path, size and sha256; also the last entry of `files`).
+    public var fileIndex: FileEntry { files.last! }
     /// The folder, or the site's base URL.
     public var root: URL
     /// `files` by path: what each file read later (older indexes, old versions of changed files) is checked against.

@@ -18,10 +18,11 @@ public enum OutputGuard {
             case empty, tilde, root, home, containsHome, currentFolder, containsCurrentFolder
             case inputFolder, containsInput, insideInput
             case containsPrevious, insidePrevious
+            case outputFolder, insideOutput
             case notAFolder, underAFile, unresolvable, notOurTree, notATree
         }
-        /// `copy`: the local copy `generator sync` replaces.
-        public enum Role: Sendable, Equatable { case output, previous, copy }
+        /// `copy`: the local copy `generator sync` replaces; `cache`: the folder of `build --cache`.
+        public enum Role: Sendable, Equatable { case output, previous, copy, cache }
 
         public let role: Role
         /// The path as the user gave it.
@@ -44,6 +45,8 @@ public enum OutputGuard {
             case .insideInput: return "it is inside the input folder"
             case .containsPrevious: return "it contains the previous release given with --previous"
             case .insidePrevious: return "it is inside the previous release given with --previous"
+            case .outputFolder: return "it is the output folder"
+            case .insideOutput: return "it is inside the output folder (which a build replaces)"
             case .notAFolder: return "it exists and is not a folder"
             case .underAFile: return "a part of the path is a file, not a folder"
             case .unresolvable: return "it is a symlink that leads nowhere (or a loop), or cannot be resolved"
@@ -73,13 +76,16 @@ public enum OutputGuard {
                 return "give the folder of a tree built earlier (its update-manifest.json and file index), or leave --previous out"
             case (.copy, _):
                 return "a sync replaces the whole folder; choose a new or empty folder of its own, or one an earlier sync made"
+            case (.cache, _):
+                return "give a folder outside the input and output folders, e.g. --cache .build-cache, or leave --cache out"
             }
         }
 
         public var description: String {
             let shown = resolved.isEmpty || resolved == path ? OutputGuard.printable(path)
                 : "\(OutputGuard.printable(path)) (\(OutputGuard.printable(resolved)))"
-            let verb = role == .previous ? "refusing to read the previous release from" : role == .copy ? "refusing to sync into" : "refusing to write to"
+            let verb = role == .previous ? "refusing to read the previous release from" : role == .copy ? "refusing to sync into"
+                : role == .cache ? "refusing to keep the build cache in" : "refusing to write to"
             return "\(verb) \(shown.isEmpty ? "\"\"" : shown): \(reason); \(advice)"
         }
     }
@@ -124,6 +130,34 @@ public enum OutputGuard {
         let out = try replaceable(output, role: .output, input: inputPath, previous: previousPath, cwd: cwd, home: home)
         return Checked(output: URL(fileURLWithPath: out, isDirectory: true),
                        previous: previousPath.map { URL(fileURLWithPath: $0, isDirectory: true) })
+    }
+
+    /// Checks the folder of `build --cache`: not the input folder or inside it (a pull request controls the input, and
+    /// the cache would change the input's fingerprint), not the output folder or inside it (a build replaces that),
+    /// and a folder if it exists. Returns it with symlinks resolved; it is created when the cache is written.
+    public static func check(cache: String, output: URL, input: String, cwd: String = FileManager.default.currentDirectoryPath) throws -> URL {
+        func refuse(_ problem: Refusal.Problem, _ resolved: String = "") -> Refusal {
+            Refusal(role: .cache, path: cache, problem: problem, resolved: resolved)
+        }
+        guard !cache.isEmpty else { throw refuse(.empty) }
+        if cache.hasPrefix("~") { throw refuse(.tilde) }
+        let r = resolve(cache, cwd: cwd)
+        guard let c = r.path else { throw refuse(r.problem ?? .unresolvable) }
+        let inputPath = resolve(input, cwd: cwd).path ?? absolute(input, cwd: cwd)
+        switch relation(c, inputPath) {
+        case .same: throw refuse(.inputFolder, c)
+        case .inside: throw refuse(.insideInput, c)
+        default: break
+        }
+        let out = resolve(output.path, cwd: cwd).path ?? output.path
+        switch relation(c, out) {
+        case .same: throw refuse(.outputFolder, c)
+        case .inside: throw refuse(.insideOutput, c)
+        default: break
+        }
+        var st = stat()
+        if lstat(c, &st) == 0, st.st_mode & S_IFMT != S_IFDIR { throw refuse(.notAFolder, c) }
+        return URL(fileURLWithPath: c, isDirectory: true)
     }
 
     /// Checks the folder `generator sync` replaces with a copy of a published tree, by the rules of a build's output

@@ -8,15 +8,28 @@ import Glibc
 private func c_renameat2(_ olddirfd: Int32, _ oldpath: UnsafePointer<CChar>, _ newdirfd: Int32,
                          _ newpath: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
 
-/// Builds a complete tree beside the output folder and swaps it in only when every file is on disk, so a failure or
-/// a kill at any moment leaves the previous tree usable.
+/// Stages a new tree beside the output folder and puts it in place only when every file is on disk, so a failure at
+/// any moment leaves the previous tree byte-identical.
 ///
 /// Files are put one at a time, from any thread, as soon as their bytes exist (the build writes each file right
 /// after serialising it, while its bytes are hot in cache, and never holds the whole tree in memory). A file whose
-/// bytes did not change is hard-linked from the current tree instead of rewritten; files no longer produced are
-/// simply not carried over. `commit()` swaps the staged tree in; `discard()` (or a failure) removes it.
+/// bytes did not change (same sha256 as the current tree's, a regular file of that size reached through real
+/// folders) is not written at all: it is kept. `commit()` then puts the tree in place in one of two ways:
+/// - **in place**, when the change is small against the tree (`inPlaceLimit`): each new or changed file is swapped
+///   with the current one (`renameat2(RENAME_EXCHANGE)`), added files moved in, removed ones moved out, and
+///   `update-manifest.json` last. The work is proportional to the change, not to the tree. A journal in the marked
+///   staging folder lists every step first; a build killed in the middle has its steps undone by the next build of
+///   the same output (under the build lock), which restores the previous tree byte for byte.
+/// - **whole**: the kept files are hard-linked into the staged tree, which is then swapped with the current tree in
+///   one atomic rename (a fresh tree, or a change to most of the files).
+/// `discard()` (or a failure) removes the staged files; the output folder is left as it was.
 public final class StagedTree: @unchecked Sendable {
-    public struct Stats: Sendable { public var written = 0, linked = 0, removed = 0 }
+    public struct Stats: Sendable {
+        /// Files written; files kept from the current tree (unchanged); files of the current tree no longer produced.
+        public var written = 0, linked = 0, removed = 0
+        /// True when the change was applied in place (see the type's comment), false for a whole-tree swap.
+        public var inPlace = false
+    }
 
     public let output: URL
     /// The build's own folder beside the output, `.<out>.staging-<pid>`: its marker file proves the build made it, and
@@ -33,7 +46,9 @@ public final class StagedTree: @unchecked Sendable {
     /// Relative path → sha256 of the current tree's files (from its file index).
     private let previous: [String: String]
     private let lock = NSLock()
-    private var written = 0, linked = 0
+    /// Paths written into the staging tree, and paths kept from the current tree.
+    private var writtenPaths: [String] = []
+    private var keptPaths: [String] = []
     private var paths = Set<String>()
     /// Folders of the staging tree known to exist: a file in a new folder creates it first instead of failing an open
     /// (100,000 product pages each live in a folder of their own).
@@ -104,55 +119,61 @@ public final class StagedTree: @unchecked Sendable {
     }
 
     /// Stages one file (thread-safe; each path once). Unchanged bytes (same sha256 as the current tree's file) are
-    /// hard-linked from the current tree.
+    /// not written: the current file is kept.
     public func put(_ path: String, bytes: [UInt8], sha256: String) throws {
         try bytes.withUnsafeBytes { try put(path, bytes: $0, sha256: sha256) }
     }
 
     public func put(_ path: String, bytes: UnsafeRawBufferPointer, sha256: String) throws {
+        guard Self.isPlainRelativePath(path) else {
+            throw BuildError(file: output.path, "\(TreeReader.shown(path)): not a plain relative path inside the tree (internal error)")
+        }
         // (Searched as bytes: a Character search costs microseconds per path.)
         let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
+        if previous[path] == sha256, isReusable(path, folder: folder, size: bytes.count) {
+            lock.lock(); keptPaths.append(path); paths.insert(path); lock.unlock()
+            return
+        }
         lock.lock()
         let known = folders.contains(folder)
         lock.unlock()
         if !known, ensureParent(of: path) {   // a failure shows as the open's error below
             lock.lock(); folders.insert(folder); lock.unlock()
         }
-        guard Self.isPlainRelativePath(path) else {
-            throw BuildError(file: output.path, "\(TreeReader.shown(path)): not a plain relative path inside the tree (internal error)")
+        var fd = openat(stagingFD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 && errno == ENOENT && ensureParent(of: path) { fd = openat(stagingFD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        if fd < 0 { throw BuildError(file: output.path, "\(path): cannot create (\(String(cString: strerror(errno))))") }
+        var ok = true, off = 0
+        while off < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
+            if n <= 0 { ok = false; break }
+            off += n
         }
-        var isLinked = false
-        if previous[path] == sha256, outputFD >= 0, isRealFolder(folder) {
-            isLinked = linkat(outputFD, path, stagingFD, path, 0) == 0
-            if !isLinked && errno == ENOENT, ensureParent(of: path) { isLinked = linkat(outputFD, path, stagingFD, path, 0) == 0 }
-            // linkat links a symlink itself: only a regular file of the expected size is reused, anything else (a
-            // symlink or special file someone put in the current tree) is replaced by the bytes we made.
-            if isLinked {
-                var st = stat()
-                if fstatat(stagingFD, path, &st, AT_SYMLINK_NOFOLLOW) != 0 || (st.st_mode & S_IFMT) != S_IFREG || st.st_size != bytes.count {
-                    unlinkat(stagingFD, path, 0)
-                    isLinked = false
-                }
-            }
-        }
-        if !isLinked {
-            var fd = openat(stagingFD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if fd < 0 && errno == ENOENT && ensureParent(of: path) { fd = openat(stagingFD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-            if fd < 0 { throw BuildError(file: output.path, "\(path): cannot create (\(String(cString: strerror(errno))))") }
-            var ok = true, off = 0
-            while off < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
-                if n <= 0 { ok = false; break }
-                off += n
-            }
-            let err = errno
-            close(fd)
-            if !ok { throw BuildError(file: output.path, "\(path): write failed (\(String(cString: strerror(err))))") }
-        }
+        let err = errno
+        close(fd)
+        if !ok { throw BuildError(file: output.path, "\(path): write failed (\(String(cString: strerror(err))))") }
         lock.lock()
-        if isLinked { linked += 1 } else { written += 1 }
+        writtenPaths.append(path)
         paths.insert(path)
         lock.unlock()
+    }
+
+    /// Keeps a file of the current tree without its bytes (the build knows from its fingerprint that they would be
+    /// the same): true when the current tree has it as a regular file of `size` bytes, with this sha256 in its index,
+    /// reached through real folders. False means the caller must render and `put` it.
+    public func keep(_ path: String, sha256: String, size: Int) -> Bool {
+        let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
+        guard Self.isPlainRelativePath(path), previous[path] == sha256, isReusable(path, folder: folder, size: size) else { return false }
+        lock.lock(); keptPaths.append(path); paths.insert(path); lock.unlock()
+        return true
+    }
+
+    /// A file of the current tree that may stay as it is: a regular file of the expected size (a symlink or special
+    /// file someone put in the tree is replaced by the bytes we made), reached through real folders.
+    private func isReusable(_ path: String, folder: Substring, size: Int) -> Bool {
+        guard outputFD >= 0, isRealFolder(folder) else { return false }
+        var st = stat()
+        return fstatat(outputFD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size == size
     }
 
     /// Whether a folder of the current tree is a real folder all the way up (no symlinked folder on the way), so a
@@ -193,6 +214,10 @@ public final class StagedTree: @unchecked Sendable {
         (try? Data(contentsOf: URL(fileURLWithPath: stagingPath + "/" + path))).map { [UInt8]($0) }
     }
 
+    /// The share of the tree a change may touch and still be applied in place (above it, the whole tree is swapped:
+    /// linking the kept files then costs little more than moving that many changed ones).
+    public static let inPlaceLimit = 0.25
+
     /// Creates the folders above a staged path (mkdir -p; another thread may create them at the same time).
     private func ensureParent(of path: String) -> Bool {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return true }
@@ -202,12 +227,47 @@ public final class StagedTree: @unchecked Sendable {
         return mkdirat(stagingFD, dir, 0o755) == 0 || errno == EEXIST
     }
 
-    /// Swaps the staged tree in: atomically where the kernel supports it, else by two renames (the previous tree stays
-    /// complete in the staging folder, `old/`, in between; a build killed there has it restored by the next one).
+    /// Puts the staged tree in place (see the type's comment): in place when the change is small and every path it
+    /// touches lies in real folders of the current tree, else by linking the kept files and swapping the whole tree.
     public func commit() throws -> Stats {
         precondition(!done, "staged tree committed twice")
-        let stats = Stats(written: written, linked: linked, removed: previous.keys.filter { !paths.contains($0) }.count)
+        let removedPaths = previous.keys.filter { !paths.contains($0) }.sorted()
+        var stats = Stats(written: writtenPaths.count, linked: keptPaths.count, removed: removedPaths.count)
+        if outputExists, Double(writtenPaths.count + removedPaths.count) <= Self.inPlaceLimit * Double(max(paths.count, previous.count)),
+           let plan = planInPlace(removed: removedPaths) {
+            done = true
+            try apply(plan)
+            stats.inPlace = true
+            return stats
+        }
+        try linkKept()
         done = true
+        try swapWhole()
+        return stats
+    }
+
+    /// Hard-links every kept file of the current tree into the staged tree (on both cores: 100,000 links).
+    private func linkKept() throws {
+        var failed: [String?] = Array(repeating: nil, count: keptPaths.count)
+        failed.withUnsafeMutableBufferPointer { failed in
+            Parallel.forEach(Array(keptPaths.indices), threads: 2) { i in
+                let p = keptPaths[i]
+                let folder = p.utf8.lastIndex(of: UInt8(ascii: "/")).map { p[..<$0] } ?? ""
+                lock.lock()
+                let known = folders.contains(folder)
+                lock.unlock()
+                if !known, ensureParent(of: p) { lock.lock(); folders.insert(folder); lock.unlock() }
+                if linkat(outputFD, p, stagingFD, p, 0) == 0 { return }
+                if errno == ENOENT, ensureParent(of: p), linkat(outputFD, p, stagingFD, p, 0) == 0 { return }
+                failed[i] = "\(p): cannot be linked from the current tree (\(String(cString: strerror(errno))))"
+            }
+        }
+        if let why = failed.lazy.compactMap({ $0 }).first { throw BuildError(file: output.path, why) }
+    }
+
+    /// Swaps the staged tree in: atomically where the kernel supports it, else by two renames (the previous tree stays
+    /// complete in the staging folder, `old/`, in between; a build killed there has it restored by the next one).
+    private func swapWhole() throws {
         if !outputExists {
             guard rename(stagingPath, outputPath) == 0 else {
                 let err = errno
@@ -234,7 +294,171 @@ public final class StagedTree: @unchecked Sendable {
         }
         // Now holds the marker and the previous tree (or nothing of it).
         try? Self.removeMarked(folder)
-        return stats
+    }
+
+    // MARK: In place
+
+    /// One step of an in-place commit, as the journal records it. `old` and `new` are the inode numbers of the current
+    /// and the staged file: undoing a step looks at which one the output's path holds, so a step never runs twice.
+    struct Step: Equatable {
+        enum Kind: String { case replace = "R", add = "A", remove = "D", folder = "F" }
+        var kind: Kind
+        var path: String
+        var old: UInt64 = 0
+        var new: UInt64 = 0
+    }
+
+    /// The steps of an in-place commit, or nil when one of them would go through something that is not a real
+    /// folder of the current tree (then the whole tree is swapped, which replaces it).
+    private func planInPlace(removed: [String]) -> [Step]? {
+        var steps: [Step] = [], made = Set<Substring>()
+        func inode(_ fd: Int32, _ path: String) -> UInt64? {
+            var st = stat()
+            return fstatat(fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 ? UInt64(st.st_ino) : nil
+        }
+        // Folders first (top down), files in path order, update-manifest.json last: apps and previews read the
+        // manifest to learn what exists, so it names the new files only once they are all in place.
+        var files: [Step] = []
+        for p in writtenPaths.sorted() {
+            guard let new = inode(stagingFD, p) else { return nil }
+            let folder = p.utf8.lastIndex(of: UInt8(ascii: "/")).map { p[..<$0] } ?? ""
+            var st = stat()
+            if fstatat(outputFD, p, &st, AT_SYMLINK_NOFOLLOW) == 0 {
+                // Replaced: it must be a file in real folders (a planted symlink or folder is left to a whole swap).
+                guard isRealFolder(folder), (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+                files.append(Step(kind: .replace, path: p, old: UInt64(st.st_ino), new: new))
+            } else {
+                guard errno == ENOENT else { return nil }
+                // Added: its missing folders are made first; the existing ones must be real.
+                var missing: [Substring] = []
+                var f = folder
+                while !f.isEmpty, !made.contains(f), fstatat(outputFD, String(f), &st, AT_SYMLINK_NOFOLLOW) != 0 {
+                    guard errno == ENOENT else { return nil }
+                    missing.append(f)
+                    f = f.utf8.lastIndex(of: UInt8(ascii: "/")).map { f[..<$0] } ?? ""
+                }
+                guard made.contains(f) || isRealFolder(f) else { return nil }
+                for m in missing.reversed() { made.insert(m); steps.append(Step(kind: .folder, path: String(m))) }
+                files.append(Step(kind: .add, path: p, new: new))
+            }
+        }
+        for p in removed {
+            let folder = p.utf8.lastIndex(of: UInt8(ascii: "/")).map { p[..<$0] } ?? ""
+            var st = stat()
+            guard fstatat(outputFD, p, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+                if errno == ENOENT { continue }   // listed by the index, already gone: nothing to move
+                return nil
+            }
+            guard isRealFolder(folder), (st.st_mode & S_IFMT) != S_IFDIR else { return nil }
+            files.append(Step(kind: .remove, path: p, old: UInt64(st.st_ino)))
+        }
+        let manifest = files.firstIndex { $0.path == "update-manifest.json" }
+        if let m = manifest { files.append(files.remove(at: m)) }
+        return steps + files
+    }
+
+    static let journalName = "journal", committedName = "committed"
+
+    /// Writes the journal, then runs the steps; a failure undoes the steps done so far and leaves the previous tree.
+    private func apply(_ steps: [Step]) throws {
+        let journal = steps.map { "\($0.kind.rawValue) \($0.old) \($0.new) \($0.path)" }.joined(separator: "\n") + "\n"
+        guard FileManager.default.createFile(atPath: folder.appendingPathComponent(Self.journalName).path, contents: Data(journal.utf8)) else {
+            try? Self.removeMarked(folder)
+            throw BuildError(file: folder.path, "cannot write the commit journal (\(String(cString: strerror(errno))))")
+        }
+        let removedRoot = folder.appendingPathComponent("removed").path
+        var failure: String?
+        for step in steps {
+            let p = step.path
+            switch step.kind {
+            case .folder:
+                if mkdirat(outputFD, p, 0o755) != 0 && errno != EEXIST { failure = "\(p): cannot create the folder (\(String(cString: strerror(errno))))" }
+            case .replace:
+                if c_renameat2(stagingFD, p, outputFD, p, 2 /* RENAME_EXCHANGE */) != 0 { failure = "\(p): cannot be replaced (\(String(cString: strerror(errno))))" }
+            case .add:
+                if renameat(stagingFD, p, outputFD, p) != 0 { failure = "\(p): cannot be moved into place (\(String(cString: strerror(errno))))" }
+            case .remove:
+                // Moved out (kept until the commit is done, so it can be put back), then its emptied folders go.
+                let target = removedRoot + "/" + p
+                _ = Self.makeFolders(above: target)
+                if renameat(outputFD, p, AT_FDCWD, target) != 0 { failure = "\(p): cannot be removed (\(String(cString: strerror(errno))))"; break }
+                var f = Substring(p)
+                while let slash = f.utf8.lastIndex(of: UInt8(ascii: "/")) {
+                    f = f[..<slash]
+                    if unlinkat(outputFD, String(f), AT_REMOVEDIR) != 0 { break }   // not empty (or not ours to judge): stop
+                }
+            }
+            if failure != nil { break }
+        }
+        if let failure {
+            Self.undo(steps, output: outputFD, staging: stagingFD, removedRoot: removedRoot)
+            try? Self.removeMarked(folder)
+            throw BuildError(file: outputPath, "\(failure); the previous tree was restored")
+        }
+        // Done: from here on, the next build only removes the folder (holding the replaced and removed files).
+        _ = FileManager.default.createFile(atPath: folder.appendingPathComponent(Self.committedName).path, contents: Data())
+        try? Self.removeMarked(folder)
+    }
+
+    /// Creates the folders above an absolute path (mkdir -p of its parent).
+    static func makeFolders(above path: String) -> Bool {
+        let parent = (path as NSString).deletingLastPathComponent
+        return (try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)) != nil
+    }
+
+    /// Undoes the steps of an in-place commit, last first, looking at what each path holds now: a path that holds the
+    /// staged file (its inode) gets the previous one back; a step not yet done is left alone.
+    static func undo(_ steps: [Step], output: Int32, staging: Int32, removedRoot: String) {
+        func inode(_ fd: Int32, _ path: String) -> UInt64? {
+            var st = stat()
+            return fstatat(fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 ? UInt64(st.st_ino) : nil
+        }
+        for step in steps.reversed() {
+            let p = step.path
+            switch step.kind {
+            case .replace:
+                if inode(output, p) == step.new { _ = c_renameat2(staging, p, output, p, 2) }
+            case .add:
+                if inode(output, p) == step.new { _ = renameat(output, p, staging, p) }
+            case .remove:
+                let backup = removedRoot + "/" + p
+                if inode(output, p) == nil, inode(AT_FDCWD, backup) == step.old {
+                    // Its folders may have gone with it.
+                    var parts = p.split(separator: "/").dropLast().map(String.init), made = ""
+                    while !parts.isEmpty { made += (made.isEmpty ? "" : "/") + parts.removeFirst(); _ = mkdirat(output, made, 0o755) }
+                    _ = renameat(AT_FDCWD, backup, output, p)
+                }
+            case .folder:
+                _ = unlinkat(output, p, AT_REMOVEDIR)   // only if empty again
+            }
+        }
+    }
+
+    /// Reads a journal written by `apply`.
+    static func readJournal(_ text: String) -> [Step]? {
+        var steps: [Step] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+            guard parts.count == 4, let kind = Step.Kind(rawValue: String(parts[0])), let old = UInt64(parts[1]), let new = UInt64(parts[2]),
+                  isPlainRelativePath(String(parts[3])) else { return nil }
+            steps.append(Step(kind: kind, path: String(parts[3]), old: old, new: new))
+        }
+        return steps
+    }
+
+    /// A killed in-place commit's staging folder: its steps undone, so the output holds the previous tree again.
+    /// False when the folder cannot be trusted to undo them (then it is kept, for a person to look at).
+    static func rollBack(_ dir: URL, output: URL) -> Bool {
+        let fm = FileManager.default
+        let journal = dir.appendingPathComponent(journalName).path
+        guard fm.fileExists(atPath: journal), !fm.fileExists(atPath: dir.appendingPathComponent(committedName).path) else { return true }
+        guard let text = try? String(contentsOfFile: journal, encoding: .utf8), let steps = readJournal(text) else { return false }
+        let out = open(output.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        let staged = open(dir.appendingPathComponent("tree").path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        defer { if out >= 0 { close(out) }; if staged >= 0 { close(staged) } }
+        guard out >= 0, staged >= 0 else { return false }
+        undo(steps, output: out, staging: staged, removedRoot: dir.appendingPathComponent("removed").path)
+        return true
     }
 
     /// Drops the staged tree; the output folder is left as it was.
@@ -268,7 +492,7 @@ public final class StagedTree: @unchecked Sendable {
     /// Only folders named `.<out>.staging-<pid>` that hold the marker are touched: anything else beside the output
     /// may be someone's. Holding the build lock proves that no other build of this output is running, so every marked
     /// folder is abandoned, whatever its pid (pids are reused). A killed swap's previous tree (`old/`, with no tree
-    /// in place) is moved back first.
+    /// in place) is moved back first, and a killed in-place commit is undone from its journal.
     @discardableResult
     public static func removeAbandoned(beside output: URL, holding lock: BuildLock) -> [String] {
         let output = output.standardizedFileURL
@@ -287,6 +511,8 @@ public final class StagedTree: @unchecked Sendable {
             if lstat(output.path, &st) != 0, errno == ENOENT, lstat(old, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
                 guard rename(old, output.path) == 0 else { continue }   // keep it rather than lose it
             }
+            // A killed in-place commit: its steps are undone first (the folder holds the previous files).
+            guard rollBack(dir, output: output) else { continue }
             if (try? removeMarked(dir)) != nil { removed.append(name) }
         }
         return removed

@@ -60,6 +60,44 @@ final class CatalogContext: @unchecked Sendable {
         return out
     }()
 
+    /// What every catalog output depends on besides its products: the whole of site.json, the category tree after
+    /// the policies, and the stand-in names. Nil when the configuration was not read from a file (no fingerprints).
+    lazy var contextFingerprint: Fingerprint? = {
+        guard let site = site.sourceFingerprint, model.productFingerprints.count == model.products.count else { return nil }
+        var h = FingerprintHasher("catalog-context")
+        h.add(site)
+        h.add(model.unbrandedName); h.add(model.uncategorizedId)
+        h.add(model.categoryOrder.count)
+        for id in model.categoryOrder {
+            let n = model.categories[id]!
+            h.add(n.id); h.add(n.path); h.add(n.name); h.add(n.parent); h.add(n.synthetic); h.add(n.children.count)
+            for c in n.children { h.add(c) }
+        }
+        // Categories not reached from a root (none today) would still be named by products.
+        h.add(model.categories.count)
+        return h.finish()
+    }()
+
+    /// Every sellable product together (for the files that list them all: the seed search indexes).
+    lazy var allProductsFingerprint: Fingerprint? = {
+        guard let context = contextFingerprint else { return nil }
+        var h = FingerprintHasher("all-products")
+        h.add(context)
+        h.add(model.productFingerprints.count)
+        for f in model.productFingerprints { h.add(f) }
+        return h.finish()
+    }()
+
+    /// A file's fingerprint: its kind, what it says of itself (`parts`), the context and the given products.
+    func fingerprint(_ kind: String, products: some Sequence<Int>, _ parts: (inout FingerprintHasher) -> Void = { _ in }) -> Fingerprint? {
+        guard let context = contextFingerprint else { return nil }
+        var h = FingerprintHasher(kind)
+        h.add(context)
+        parts(&h)
+        for i in products { h.add(model.productFingerprints[i]) }
+        return h.finish()
+    }
+
     func brandName(_ p: Product) -> String { p.brand ?? model.unbrandedName }
     func brandSlug(_ p: Product) -> String { brandSlugs[brandName(p)] ?? DeeplinkMapOutput.slug(brandName(p)) }
     func categoryName(_ p: Product) -> String { model.categories[p.categoryId]?.name ?? p.categoryId }

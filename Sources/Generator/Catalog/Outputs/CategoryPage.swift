@@ -51,7 +51,7 @@ struct CategoryPageOutput: CatalogOutput {
                 let next = page < pages ? "categories/\(node.path)/page-\(page + 1).json" : nil
                 let perPage = c.site.pageSize > 0 ? size : items.count
                 // Streamed: written as text when validated and staged, from the shared entries.
-                files.append(OutputFile(path: path, kind: Self.kind, weight: slice.count * 12) { s in
+                var file = OutputFile(path: path, kind: Self.kind, weight: slice.count * 12) { s in
                     let entries = try c.listEntries.get()
                     s.beginObject()
                     s.key("category_id"); s.string(node.path)
@@ -65,7 +65,11 @@ struct CategoryPageOutput: CatalogOutput {
                     for i in slice { s.raw(entries[i]) }
                     s.endArray()
                     s.endObject()
-                })
+                }
+                file.fingerprint = c.fingerprint(Self.kind.name, products: slice) { h in
+                    h.add(node.id); h.add(items.count); h.add(page); h.add(perPage); h.add(pages)
+                }
+                files.append(file)
             }
         }
         return files

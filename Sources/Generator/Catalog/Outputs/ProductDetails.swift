@@ -21,7 +21,9 @@ struct ProductDetailsOutput: CatalogOutput {
     func render(_ c: CatalogContext) throws -> [OutputFile] {
         // Streamed: each page is written as text when it is validated and staged (see OutputFile.Content.streamed).
         c.model.products.indices.map { i in
-            OutputFile(path: "products/\(c.model.products[i].segment)/details.json", kind: Self.kind, weight: 40) { try Self.write(c.model.products[i], c, to: $0) }
+            var f = OutputFile(path: "products/\(c.model.products[i].segment)/details.json", kind: Self.kind, weight: 40) { try Self.write(c.model.products[i], c, to: $0) }
+            f.fingerprint = c.fingerprint(Self.kind.name, products: CollectionOfOne(i))
+            return f
         }
     }
 

@@ -52,7 +52,7 @@ struct SearchIndexOutput: CatalogOutput {
         let docs = Self.documents(c)
         let (version, generatedAt, threads) = (c.model.dataVersion, c.generatedAt, c.threads)
         let weight = docs.count * 100
-        return [
+        var files = [
             OutputFile(path: "search-index.json", kind: Self.full, stampsBuildTime: true, weight: weight) {
                 try SeedIndex.write(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads, to: $0)
             },
@@ -71,5 +71,12 @@ struct SearchIndexOutput: CatalogOutput {
                 try SeedIndex.write(docs, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads, to: $0)
             },
         ]
+        // Each lists every product, with the build time.
+        for k in files.indices {
+            files[k].fingerprint = c.allProductsFingerprint.flatMap { all in
+                c.fingerprint(files[k].kind!.name, products: EmptyCollection()) { h in h.add(all); h.add(generatedAt); h.add(version) }
+            }
+        }
+        return files
     }
 }

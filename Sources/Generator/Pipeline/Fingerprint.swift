@@ -1,0 +1,70 @@
+import Foundation
+import Crypto
+
+/// What an output file was made from: a SHA-256 over every input record and setting its bytes depend on. Equal
+/// fingerprints (with the same compiler, see `BuildCache`) mean equal bytes, so a rebuild reuses the file from the
+/// previous tree without rendering, checking or hashing it again.
+public struct Fingerprint: Hashable, Sendable {
+    let a: UInt64, b: UInt64, c: UInt64, d: UInt64
+
+    init(a: UInt64, b: UInt64, c: UInt64, d: UInt64) { self.a = a; self.b = b; self.c = c; self.d = d }
+
+    /// From 32 bytes (a SHA-256 digest).
+    init<D: Sequence>(bytes: D) where D.Element == UInt8 {
+        var words = [UInt64](repeating: 0, count: 4), k = 0
+        for byte in bytes where k < 32 { words[k / 8] = words[k / 8] << 8 | UInt64(byte); k += 1 }
+        self.init(a: words[0], b: words[1], c: words[2], d: words[3])
+    }
+
+    /// The 32 bytes, big-endian.
+    var bytes: [UInt8] {
+        [a, b, c, d].flatMap { w in (0..<8).map { UInt8(truncatingIfNeeded: w >> (56 - 8 * $0)) } }
+    }
+
+    /// The fingerprint of a file's exact bytes (for inputs read whole, such as site.json).
+    static func of(_ bytes: [UInt8]) -> Fingerprint { Fingerprint(bytes: SHA256.hash(data: bytes)) }
+}
+
+/// Builds a fingerprint from typed parts. Every part is written with its length or a fixed width, so two different
+/// sequences of parts can never give the same stream of bytes ("ab" + "c" differs from "a" + "bc").
+struct FingerprintHasher {
+    private var hash = SHA256()
+
+    /// `domain` names what is fingerprinted (an output kind, a unit): equal parts under two names give two fingerprints.
+    init(_ domain: String) { add(domain) }
+
+    mutating func add(_ text: String) {
+        var t = text
+        t.withUTF8 { u in
+            add(u.count)
+            hash.update(bufferPointer: UnsafeRawBufferPointer(u))
+        }
+    }
+
+    mutating func add(_ text: String?) {
+        if let text { add(1); add(text) } else { add(0) }
+    }
+
+    mutating func add(_ n: Int) {
+        withUnsafeBytes(of: Int64(n).littleEndian) { hash.update(bufferPointer: $0) }
+    }
+
+    mutating func add(_ flag: Bool) { add(flag ? 1 : 0) }
+
+    /// The exact bits of a double (0.1 and 0.1000000001 differ; so do 0 and −0, which print differently).
+    mutating func add(_ x: Double?) {
+        guard let x else { return add(0) }
+        add(1); add(Int(truncatingIfNeeded: x.bitPattern))
+    }
+
+    mutating func add(_ f: Fingerprint) {
+        withUnsafeBytes(of: (f.a.littleEndian, f.b.littleEndian, f.c.littleEndian, f.d.littleEndian)) { hash.update(bufferPointer: $0) }
+    }
+
+    mutating func add(bytes: [UInt8]) {
+        add(bytes.count)
+        bytes.withUnsafeBytes { hash.update(bufferPointer: $0) }
+    }
+
+    func finish() -> Fingerprint { Fingerprint(bytes: hash.finalize()) }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Crypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The compiler that is running: a digest of its executable. A cache or fingerprint from another build of the tool
+/// is never trusted (a new version may render the same input differently).
+enum ToolIdentity {
+    static let digest: Fingerprint = {
+        if let exe = try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/exe"), options: .alwaysMapped) {
+            return Fingerprint(bytes: SHA256.hash(data: exe))
+        }
+        return Fingerprint.of(Array(CommandLine.arguments[0].utf8))
+    }()
+}
+
+/// What each file of the tree in the output folder was made from (its fingerprint), with its hash and size: a rebuild
+/// reuses every file whose fingerprint has not changed straight from that tree, without rendering it.
+///
+/// The cache is a pure speed-up. It is used only when it is whole (a SHA-256 of its content closes it), written by
+/// this very executable, and describes the release now in the output folder (by the sha256 of its file index);
+/// otherwise the build is a full one, with the same bytes. It lives beside the output (`.<out>.cache`) or in the
+/// folder given with `--cache` (`<out>.cache` there), is written only after a build's tree is in place, and is never
+/// written over a file that is not a cache.
+public struct BuildCache: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var fingerprint: Fingerprint
+        public var sha256: String
+        public var size: Int
+    }
+
+    /// The release (sha256 of its file index) whose files the entries describe.
+    public var release: String
+    public var entries: [String: Entry]
+
+    static let magic = Array("generator build cache\n".utf8)
+    static let format: UInt32 = 1
+
+    public init(release: String, entries: [String: Entry]) { self.release = release; self.entries = entries }
+
+    /// The cache file of `output`: beside it, or in `folder` (`--cache`).
+    public static func location(for output: URL, folder: URL?) -> URL {
+        let name = output.standardizedFileURL.lastPathComponent
+        if let folder { return folder.appendingPathComponent("\(name).cache") }
+        return output.standardizedFileURL.deletingLastPathComponent().appendingPathComponent(".\(name).cache")
+    }
+
+    /// Why a cache file was not used (said in the build summary).
+    public enum Unused: Error, Equatable, Sendable, CustomStringConvertible {
+        case missing, notACache, damaged, otherTool, otherRelease
+        public var description: String {
+            switch self {
+            case .missing: return "no build cache yet: a full build"
+            case .notACache: return "the build cache's file is not a build cache: left alone, a full build"
+            case .damaged: return "the build cache is damaged (its digest does not match): a full build"
+            case .otherTool: return "the build cache was made by another build of generator: a full build"
+            case .otherRelease: return "the build cache describes another release than the output's: a full build"
+            }
+        }
+    }
+
+    /// Reads the cache at `url` for the release whose file index has sha256 `release`.
+    static func load(_ url: URL, release: String) -> Result<BuildCache, Unused> {
+        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(errno == ENOENT ? .missing : .notACache) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return .failure(.notACache) }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n <= 0 { if n < 0 && errno == EINTR { continue }; return .failure(.damaged) }
+            done += n
+        }
+        return decode(bytes, release: release)
+    }
+
+    static func decode(_ bytes: [UInt8], release: String) -> Result<BuildCache, Unused> {
+        guard bytes.starts(with: magic) else { return .failure(.notACache) }
+        guard bytes.count >= magic.count + 32, Array(SHA256.hash(data: bytes[..<(bytes.count - 32)])) == Array(bytes.suffix(32)) else {
+            return .failure(.damaged)
+        }
+        var r = Reader(bytes: bytes, at: magic.count, end: bytes.count - 32)
+        guard let format = r.u32(), format == Self.format, let tool = r.fingerprint() else { return .failure(.otherTool) }
+        guard tool == ToolIdentity.digest else { return .failure(.otherTool) }
+        guard let rel = r.text(), let count = r.u32() else { return .failure(.damaged) }
+        guard rel == release else { return .failure(.otherRelease) }
+        var entries: [String: Entry] = [:]
+        entries.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let path = r.text(), let fp = r.fingerprint(), let sha = r.raw(32), let size = r.u64() else { return .failure(.damaged) }
+            entries[path] = Entry(fingerprint: fp, sha256: Self.hex(sha), size: Int(size))
+        }
+        guard r.at == r.end else { return .failure(.damaged) }
+        return .success(BuildCache(release: rel, entries: entries))
+    }
+
+    func encode() -> [UInt8] {
+        var out = Self.magic
+        out.reserveCapacity(64 + entries.count * 128)
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        func text(_ s: String) { u32(UInt32(s.utf8.count)); out += s.utf8 }
+        u32(Self.format)
+        out += ToolIdentity.digest.bytes
+        text(release)
+        u32(UInt32(entries.count))
+        for (path, e) in entries.sorted(by: { $0.key < $1.key }) {
+            text(path); out += e.fingerprint.bytes; out += Self.unhex(e.sha256); u64(UInt64(e.size))
+        }
+        out += SHA256.hash(data: out)
+        return out
+    }
+
+    /// Whether `url` is a regular file that starts like a cache (one of ours, which may be replaced or removed).
+    static func isCacheFile(_ url: URL) -> Bool {
+        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
+        var head = [UInt8](repeating: 0, count: magic.count)
+        return head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) } == magic.count && head == magic
+    }
+
+    /// Writes the cache to `url` through a temporary file and a rename, so a reader never sees half a cache. A file
+    /// at `url` that is not a cache (someone's) is left alone: nothing is written and the reason is returned.
+    static func save(_ cache: BuildCache, to url: URL) -> String? {
+        var st = stat()
+        if lstat(url.path, &st) == 0, !isCacheFile(url) {
+            return "\(url.path) exists and is not a build cache: it was left alone and no cache was written"
+        }
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
+        unlink(tmp.path)   // a temporary of a killed process with this pid (ours by name; unlink never follows)
+        let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return "the build cache cannot be written to \(url.path) (\(String(cString: strerror(errno))))" }
+        let bytes = cache.encode()
+        var off = 0, ok = true
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n <= 0 { if n < 0 && errno == EINTR { continue }; ok = false; break }
+            off += n
+        }
+        close(fd)
+        guard ok, rename(tmp.path, url.path) == 0 else {
+            unlink(tmp.path)
+            return "the build cache cannot be written to \(url.path)"
+        }
+        return nil
+    }
+
+    /// Removes the cache at `url` if it is one (a tree replaced without a cache must not keep a stale one beside it).
+    static func remove(_ url: URL) {
+        if isCacheFile(url) { unlink(url.path) }
+    }
+
+    static func hex<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8](); out.reserveCapacity(bytes.count * 2)
+        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func unhex(_ text: String) -> [UInt8] {
+        func v(_ c: UInt8) -> UInt8 { c >= 97 ? c - 87 : c >= 65 ? c - 55 : c - 48 }
+        let u = Array(text.utf8)
+        guard u.count == 64 else { return [UInt8](repeating: 0, count: 32) }
+        return (0..<32).map { v(u[2 * $0]) << 4 | v(u[2 * $0 + 1]) }
+    }
+
+    /// Reads the little-endian fields of the cache, never past `end`.
+    struct Reader {
+        let bytes: [UInt8]
+        var at: Int
+        let end: Int
+        mutating func raw(_ n: Int) -> ArraySlice<UInt8>? {
+            guard n >= 0, at + n <= end else { return nil }
+            defer { at += n }
+            return bytes[at..<(at + n)]
+        }
+        mutating func u32() -> UInt32? { raw(4).map { $0.reversed().reduce(0) { $0 << 8 | UInt32($1) } } }
+        mutating func u64() -> UInt64? { raw(8).map { $0.reversed().reduce(0) { $0 << 8 | UInt64($1) } } }
+        mutating func fingerprint() -> Fingerprint? { raw(32).map { Fingerprint(bytes: $0) } }
+        mutating func text() -> String? {
+            guard let n = u32(), let b = raw(Int(n)) else { return nil }
+            return String(decoding: b, as: UTF8.self)
+        }
+    }
+}
