@@ -56,6 +56,10 @@ public final class StagedTree: @unchecked Sendable {
     /// Folders of the current tree known to be real folders (see `isRealFolder`).
     private var realFolders: Set<Substring> = [""]
     private var done = false
+    /// For tests: an in-place commit stops after this many steps as if the process had been killed there (the
+    /// journal and staging folder stay for the next build to undo).
+    var killedAfterSteps: Int?
+    struct SimulatedKill: Error {}
 
     /// The file in a staging folder that proves a build made it; only folders holding it are ever removed.
     public static let markerName = "made-by-generator"
@@ -368,7 +372,8 @@ public final class StagedTree: @unchecked Sendable {
         }
         let removedRoot = folder.appendingPathComponent("removed").path
         var failure: String?
-        for step in steps {
+        for (k, step) in steps.enumerated() {
+            if k == killedAfterSteps { throw SimulatedKill() }
             let p = step.path
             switch step.kind {
             case .folder:
@@ -390,6 +395,7 @@ public final class StagedTree: @unchecked Sendable {
             }
             if failure != nil { break }
         }
+        if failure == nil, killedAfterSteps == steps.count { throw SimulatedKill() }
         if let failure {
             Self.undo(steps, output: outputFD, staging: stagingFD, removedRoot: removedRoot)
             try? Self.removeMarked(folder)
