@@ -1,0 +1,245 @@
+import XCTest
+import Foundation
+@testable import Generator
+import Schemas
+
+/// Incremental rebuilds are exact: after any sequence of random changes to a real catalog, the tree a build makes
+/// with its cache (files kept by fingerprint, changes applied in place) is byte for byte the tree a full build makes
+/// from the same input on the same previous release; a damaged, deleted or foreign cache gives a full build.
+final class IncrementalBuildTests: XCTestCase {
+    /// SplitMix64: a fixed seed gives the same change sets on every run (the seed is printed on failure).
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
+    }
+
+    /// The input as the changes edit it: product records (JSON objects, real corpus), the category tree, site.json.
+    struct Catalog {
+        var products: [[String: Any]]
+        var categories: [String: Any]
+        var site: [String: Any]
+
+        func write(to dir: URL) throws {
+            let lines = try products.map { String(decoding: try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]), as: UTF8.self) }
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("catalog"), withIntermediateDirectories: true)
+            try (lines.joined(separator: "\n") + "\n").write(to: dir.appendingPathComponent("catalog/products.jsonl"), atomically: true, encoding: .utf8)
+            try JSONSerialization.data(withJSONObject: categories, options: [.sortedKeys]).write(to: dir.appendingPathComponent("catalog/categories.json"))
+            try JSONSerialization.data(withJSONObject: site, options: [.sortedKeys, .prettyPrinted]).write(to: dir.appendingPathComponent("site.json"))
+        }
+    }
+
+    /// The first `count` products of the real corpus with its category tree.
+    static func realCatalog(count: Int) throws -> Catalog {
+        let src = TestSupport.sharedData.appendingPathComponent("catalog")
+        let lines = try String(contentsOf: src.appendingPathComponent("products.jsonl"), encoding: .utf8).split(separator: "\n").prefix(count)
+        let products = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let categories = try JSONSerialization.jsonObject(with: Data(contentsOf: src.appendingPathComponent("categories.json"))) as! [String: Any]
+        var site = try JSONSerialization.jsonObject(with: Data(contentsOf: TestSupport.defaultInput.appendingPathComponent("site.json"))) as! [String: Any]
+        site["catalog"] = ["fields": ["id": "itemId"]]
+        for k in ["auctions", "nba"] { site.removeValue(forKey: k) }
+        return Catalog(products: products, categories: categories, site: site)
+    }
+
+    /// Changes to some products, and changes that touch what every output depends on (which would hide a product
+    /// change made in the same release: everything is rendered again).
+    static let productChanges = ["price", "name", "brand", "category move", "product added", "product removed"]
+    static let globalChanges = ["category renamed", "settings changed"]
+
+    /// One change of the given kind; returns what it did, for messages.
+    static func change(_ kind: String, _ c: inout Catalog, _ r: inout Random, serial: Int) -> String {
+        func anyProduct(priced: Bool = false) -> Int {
+            var i = r.below(c.products.count)
+            while priced && c.products[i]["price"] is NSNull || (priced && c.products[i]["price"] == nil) { i = (i + 1) % c.products.count }
+            return i
+        }
+        var cats = c.categories["categories"] as? [[String: Any]] ?? []
+        switch kind {
+        case "price":
+            let i = anyProduct(priced: true)
+            let old = (c.products[i]["price"] as? NSNumber)?.doubleValue ?? 10
+            c.products[i]["price"] = NSDecimalNumber(string: String(format: "%.2f", old + Double(1 + r.below(500)) / 100))
+            return "price of \(c.products[i]["itemId"]!)"
+        case "name":
+            let i = anyProduct()
+            c.products[i]["name"] = "\(c.products[i]["name"] ?? "") Pro \(serial)"
+            return "name of \(c.products[i]["itemId"]!)"
+        case "brand":
+            let i = anyProduct(), j = anyProduct()
+            c.products[i]["brand"] = r.below(3) == 0 ? "Brandnew \(serial)" : c.products[j]["brand"] ?? NSNull()
+            return "brand of \(c.products[i]["itemId"]!)"
+        case "category move":
+            let i = anyProduct()
+            c.products[i]["category"] = cats.isEmpty ? "tools" : cats[r.below(cats.count)]["id"]!
+            return "category of \(c.products[i]["itemId"]!)"
+        case "product added":
+            var p = c.products[anyProduct()]
+            p["itemId"] = "added-\(serial)"
+            p["name"] = "Added Product \(serial)"
+            c.products.insert(p, at: r.below(c.products.count))
+            return "added added-\(serial)"
+        case "product removed":
+            let i = anyProduct()
+            let id = c.products[i]["itemId"]!
+            c.products.remove(at: i)
+            return "removed \(id)"
+        case "category renamed":
+            guard !cats.isEmpty else { return "no category" }
+            let k = r.below(cats.count)
+            cats[k]["name"] = "\(cats[k]["name"] ?? "") \(serial)"
+            c.categories["categories"] = cats
+            return "renamed \(cats[k]["id"]!)"
+        default:   // settings
+            switch r.below(3) {
+            // (Each one a real change: a setting set to the value it had would make no release.)
+            case 0:
+                let old = c.site["pageSize"] as? Int ?? 0
+                c.site["pageSize"] = [25, 40, 100].filter { $0 != old }[r.below(2)]
+                return "pageSize \(old) → \(c.site["pageSize"]!)"
+            case 1:
+                var offline = c.site["offline"] as? [String: Any] ?? [:]
+                let old = offline["productsPerCategory"] as? Int ?? 10
+                offline["productsPerCategory"] = old + 1 + r.below(5)
+                c.site["offline"] = offline
+                return "offline.productsPerCategory \(old) → \(offline["productsPerCategory"]!)"
+            default:
+                c.site["appVersion"] = "2.1.\(serial)"; c.site["minimumAppVersion"] = "2.0.0"
+                return "appVersion 2.1.\(serial)"
+            }
+        }
+    }
+
+    func build(_ input: URL, _ out: URL, day: Int, cache: Bool = true, threads: Int = 2) throws -> BuildSummary {
+        var o = BuildOptions(input: input, output: out, threads: threads, epochSeconds: 1_700_000_000 + day * 86_400)
+        o.useCache = cache
+        return try Build.run(o)
+    }
+
+    /// Several releases of random change sets (every kind of change at least once), each tree built with the cache
+    /// compared byte for byte with a full build (no cache, one thread) from a copy of the same previous tree.
+    func testRandomChangeSetsGiveTheBytesOfAFullBuild() throws {
+        let seed: UInt64 = 20_261_125
+        var r = Random(state: seed)
+        var catalog = try Self.realCatalog(count: 800)
+        let work = TestSupport.tempDir("incremental"), input = work.appendingPathComponent("input")
+        let inc = work.appendingPathComponent("inc/dist"), full = work.appendingPathComponent("full/dist")
+        try catalog.write(to: input)
+        _ = try build(input, inc, day: 0)
+        // Releases 1–3: two product changes each (all six kinds, in random order); 4 and 5: one global change each,
+        // alone; 6: two or three random product changes.
+        let local = Self.productChanges.shuffledBy(&r)
+        let rounds = [Array(local[0..<2]), Array(local[2..<4]), Array(local[4..<6]), [Self.globalChanges[0]], [Self.globalChanges[1]],
+                      (0..<(2 + r.below(2))).map { _ in Self.productChanges[r.below(Self.productChanges.count)] }]
+        var reusedSome = false, inPlaceSome = false
+        for (k, kinds) in rounds.enumerated() {
+            let round = k + 1
+            let did = kinds.enumerated().map { Self.change($1, &catalog, &r, serial: round * 10 + $0) }
+            try catalog.write(to: input)
+            try? FileManager.default.removeItem(at: full)
+            try FileManager.default.createDirectory(at: full.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: inc, to: full)
+            // (Side by side: the suite leaves a core idle.)
+            let both = TestSupport.concurrently(2) { k in
+                k == 0 ? try self.build(input, inc, day: round) : try self.build(input, full, day: round, cache: false, threads: 1)
+            }
+            let a = try both[0].get(), b = try both[1].get()
+            XCTAssertEqual(a.version, round + 1)
+            XCTAssertEqual(b.reused, 0)
+            // A product change leaves most pages as they were: kept by the cache, not rendered.
+            if kinds.allSatisfy(Self.productChanges.contains) { XCTAssertGreaterThan(a.reused, 500, "round \(round)") }
+            reusedSome = reusedSome || a.reused > 0
+            inPlaceSome = inPlaceSome || a.inPlace
+            let x = TestSupport.snapshot(inc), y = TestSupport.snapshot(full)
+            let differ = Set(x.keys).union(y.keys).filter { x[$0] != y[$0] }.sorted()
+            XCTAssertEqual(differ, [], "seed \(seed), round \(round) (\(did.joined(separator: "; "))): incremental and full trees differ")
+        }
+        XCTAssertTrue(reusedSome, "no file was ever kept by the cache: the comparison proved nothing")
+        XCTAssertTrue(inPlaceSome, "no change was applied in place")
+        // The tree passes its own validation after all of it.
+        let report = try TreeValidation.check(inc)
+        XCTAssertTrue(report.problems.isEmpty, "\(report.problems.prefix(5))")
+    }
+
+    /// A damaged cache (one byte flipped), a deleted one and one made by another build of the tool are each ignored,
+    /// said in the summary, and the build gives the same bytes as with a good cache.
+    func testDamagedDeletedOrForeignCacheFallsBackToAFullBuild() throws {
+        var catalog = try Self.realCatalog(count: 400)
+        let work = TestSupport.tempDir("cache-fallback"), input = work.appendingPathComponent("input")
+        let out = work.appendingPathComponent("good/dist")
+        try catalog.write(to: input)
+        _ = try build(input, out, day: 0)
+        var r = Random(state: 7)
+        _ = Self.change("price", &catalog, &r, serial: 1)
+        try catalog.write(to: input)
+        let previous = work.appendingPathComponent("previous")
+        try FileManager.default.copyItem(at: out, to: previous)
+        let cacheFile = BuildCache.location(for: out, folder: nil)
+        let goodCache = try Data(contentsOf: cacheFile)
+        let good = try build(input, out, day: 1)
+        XCTAssertGreaterThan(good.reused, 300)
+        let expected = TestSupport.snapshot(out)
+
+        func rebuild(_ name: String, cache: (URL) throws -> Void) throws -> BuildSummary {
+            let dir = work.appendingPathComponent(name), o = dir.appendingPathComponent("dist")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: previous, to: o)
+            try cache(BuildCache.location(for: o, folder: nil))
+            let s = try build(input, o, day: 1)
+            XCTAssertEqual(TestSupport.snapshot(o), expected, name)
+            XCTAssertEqual(s.reused, 0, name)
+            return s
+        }
+        var damaged = goodCache
+        damaged[damaged.count / 2] ^= 0x20
+        let d = try rebuild("damaged") { try damaged.write(to: $0) }
+        XCTAssertTrue(d.notes.contains(BuildCache.Unused.damaged.description), "\(d.notes)")
+        let m = try rebuild("deleted") { _ in }
+        XCTAssertTrue(m.notes.contains(BuildCache.Unused.missing.description), "\(m.notes)")
+        // Another build of the tool: its identity differs (the rest of the file is intact and closed by its digest).
+        var foreign = [UInt8](goodCache)
+        let at = BuildCache.magic.count + 4
+        foreign[at] ^= 0xFF
+        foreign.replaceSubrange((foreign.count - 32)..., with: BuildCache.unhex(Build.sha256Hex(Array(foreign[..<(foreign.count - 32)]))))
+        let f = try rebuild("foreign") { try Data(foreign).write(to: $0) }
+        XCTAssertTrue(f.notes.contains(BuildCache.Unused.otherTool.description), "\(f.notes)")
+        // Someone's file at the cache's name is neither read nor replaced.
+        let mine = Data("my notes\n".utf8)
+        let s = try rebuild("someone") { try mine.write(to: $0) }
+        XCTAssertTrue(s.notes.contains(BuildCache.Unused.notACache.description), "\(s.notes)")
+        XCTAssertEqual(try Data(contentsOf: BuildCache.location(for: work.appendingPathComponent("someone/dist"), folder: nil)), mine)
+    }
+
+    /// `--cache DIR` keeps the cache there (not beside the output), and refuses a folder inside the input or output.
+    func testCacheFolderOption() throws {
+        let catalog = try Self.realCatalog(count: 50)
+        let work = TestSupport.tempDir("cache-dir"), input = work.appendingPathComponent("input")
+        try catalog.write(to: input)
+        let out = work.appendingPathComponent("dist"), folder = work.appendingPathComponent("caches")
+        let first = try TestSupport.runCLI(["build", "--input", input.path, "--out", out.path, "--cache", folder.path])
+        XCTAssertEqual(first.status, 0, first.output)
+        XCTAssertTrue(BuildCache.isCacheFile(folder.appendingPathComponent("dist.cache")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent(".dist.cache").path))
+        for bad in [input.appendingPathComponent("cache"), out, out.appendingPathComponent("c")] {
+            let before = TestSupport.snapshot(out)
+            let r = try TestSupport.runCLI(["build", "--input", input.path, "--out", out.path, "--cache", bad.path])
+            XCTAssertEqual(r.status, 2, r.output)
+            XCTAssertTrue(r.output.contains("refusing to keep the build cache in"), r.output)
+            XCTAssertEqual(TestSupport.snapshot(out), before)
+        }
+    }
+}
+
+extension Array {
+    /// The elements in an order drawn from `r` (Fisher–Yates).
+    func shuffledBy(_ r: inout IncrementalBuildTests.Random) -> [Element] {
+        var a = self
+        for i in stride(from: a.count - 1, to: 0, by: -1) { a.swapAt(i, r.below(i + 1)) }
+        return a
+    }
+}
