@@ -47,12 +47,11 @@ public struct CatalogDomain: Domain {
     }
 
     public func build(_ context: BuildContext) throws -> DomainResult {
-        let traceMode = ProcessInfo.processInfo.environment["GENERATOR_TRACE"]
-        let trace = traceMode != nil
-        var t0 = Date()
-        func lap(_ what: String) { if trace { FileHandle.standardError.write(Data("  [trace] \(what): \(String(format: "%.3f", Date().timeIntervalSince(t0))) s\n".utf8)) }; t0 = Date() }
+        let traceMode = TraceClock.mode
+        let trace = TraceClock.isOn
+        var clock = TraceClock()
         let model = try load(context)
-        lap("catalog load")
+        clock.lap("catalog load")
         let catalog = CatalogContext(model: model, site: context.site, generatedAt: context.generatedAt, threads: context.threads)
         var result = DomainResult(report: model.report)
         // Units render concurrently (each is also parallel inside): their serial parts overlap. Shared lazy state is
@@ -93,7 +92,7 @@ public struct CatalogDomain: Domain {
             result.kinds += unit.kinds
             if trace { FileHandle.standardError.write(Data("  [trace] render \(unit.kinds.first?.name ?? "?"): \(String(format: "%.3f", seconds[k])) s\n".utf8)) }
         }
-        lap("render (all units)")
+        clock.lap("render (all units)")
         return result
     }
 
@@ -102,9 +101,7 @@ public struct CatalogDomain: Domain {
         let settings = try CatalogSettings.read(context.site, file: context.siteFile)
         let (productsURL, productsFile) = try productsFile(context, settings)
         var check = CatalogCheck(settings: settings, productsFile: productsFile)
-        var t0 = Date()
-        let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
-        func lap(_ what: String) { if trace { FileHandle.standardError.write(Data("  [trace] \(what): \(String(format: "%.3f", Date().timeIntervalSince(t0))) s\n".utf8)) }; t0 = Date() }
+        var clock = TraceClock()
         let read = try ProductFileReader.read(productsURL, display: productsFile, threads: context.threads, skipBadRecords: context.skipBadRows)
         let records = read.records
         // Policy: an empty products file is an error, not an empty catalog: a truncated export would otherwise
@@ -113,9 +110,9 @@ public struct CatalogDomain: Domain {
             let why = read.skipped.isEmpty ? "has no products" : "has no readable products (\(read.skipped.count) malformed records skipped)"
             throw BuildError(file: productsFile, "\(why); an empty catalog is refused (remove the file, or catalog.products in site.json, to build without a catalog)")
         }
-        lap("read")
+        clock.lap("read")
         var products = check.products(records, threads: context.threads)
-        lap("check products")
+        clock.lap("check products")
 
         var nodes: [String: CategoryNode] = [:], order: [String] = []
         if let (catURL, catFile) = try optionalFile(context, settings.categoriesFile, named: settings.categoriesNamed, field: "catalog.categories") {
@@ -236,7 +233,7 @@ public struct CatalogDomain: Domain {
             while let id = cur, let node = nodes[id] { subtree[id]!.append(i); cur = node.parent }
         }
 
-        lap("policies, popularity, subtrees")
+        clock.lap("policies, popularity, subtrees")
         // Featured content: every reference must exist.
         var featured: JSON? = nil
         if let (featURL, featFile) = try optionalFile(context, settings.featuredFile, named: settings.featuredNamed, field: "catalog.featured") {

@@ -150,10 +150,15 @@ public enum Build {
             summary.notes.append(sitePrevious.map { "previous release: version \($0.version) (\($0.currentVersion)) at \(site.absoluteString)" }
                                  ?? "no release published at \(site.absoluteString) yet (update-manifest.json: HTTP 404): this is release 1")
         }
+        // (Read once: a 100,000-file index takes a while to parse.)
+        var previousLoaded: PreviousRelease??
         func previousRelease() throws -> PreviousRelease? {
             if options.firstRelease { return nil }
             if options.previousSite != nil { return sitePrevious }
-            return try PreviousRelease.load(from: options.previous ?? options.output)
+            if let p = previousLoaded { return p }
+            let p = try PreviousRelease.load(from: options.previous ?? options.output)
+            previousLoaded = .some(p)
+            return p
         }
 
         let standardDomains = domains.map(\.name) == Build.domains.map(\.name)
@@ -272,8 +277,10 @@ public enum Build {
         begin("release \(version): file index and deltas")
         let releaseFiles = try ReleaseFiles.make(version: version, currentVersion: currentVersion, generatedAt: context.generatedAt,
                                                  contentDigest: digest, inputDigest: try fingerprint.wait(), current: tree, previous: previous,
-                                                 settings: release, site: site, bytes: { staged.bytes(of: $0) })
+                                                 settings: release, site: site, threads: options.threads, bytes: { staged.mapped($0) })
+        var releaseClock = TraceClock()
         try check(releaseFiles, checkers: checkers)
+        releaseClock.lap("release: files checked")
         for f in releaseFiles {
             try staged.put(f.path, bytes: f.bytes, sha256: f.sha256)
             tree.append(.init(path: f.path, size: f.bytes.count, sha256: f.sha256, schema: f.kind.schemaPath))

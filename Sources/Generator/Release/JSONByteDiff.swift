@@ -11,15 +11,15 @@ import Schemas
 /// one well-formed JSON value); the caller then falls back to the value diff.
 enum JSONByteDiff {
     static func diff(_ a: [UInt8], _ b: [UInt8]) -> JSON? {
-        a.withUnsafeBufferPointer { x in
-            b.withUnsafeBufferPointer { y in
-                let sa = Scanner(x), sb = Scanner(y)
-                guard let ra = sa.root(), let rb = sb.root() else { return nil }
-                var ops: [JSON] = []
-                guard Differ(a: sa, b: sb).diff(ra, rb, "", &ops) else { return nil }
-                return .array(ops)
-            }
-        }
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in diff(x, y) } }
+    }
+
+    static func diff(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> JSON? {
+        let sa = Scanner(x), sb = Scanner(y)
+        guard let ra = sa.root(), let rb = sb.root() else { return nil }
+        var ops: [JSON] = []
+        guard Differ(a: sa, b: sb).diff(ra, rb, "", &ops) else { return nil }
+        return .array(ops)
     }
 
     /// Finds where values start and end; never builds them.
@@ -33,11 +33,19 @@ enum JSONByteDiff {
             return i
         }
 
-        /// The whole text's one value, or nil.
+        /// The whole text's one value, or nil. A container is not scanned here: `members` and `elements` walk it to its
+        /// last byte (each of them requires its closing bracket to end the range), so text past its end is refused.
         func root() -> Range<Int>? {
             let start = skipSpace(0)
-            guard let end = valueEnd(start), skipSpace(end) == bytes.count else { return nil }
-            return start..<end
+            var end = bytes.count
+            while end > start, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[end - 1]) { end -= 1 }
+            guard start < end else { return nil }
+            switch (bytes[start], bytes[end - 1]) {
+            case (0x7B, 0x7D), (0x5B, 0x5D): return end - start >= 2 ? start..<end : nil
+            default:
+                guard let e = valueEnd(start), e == end else { return nil }
+                return start..<end
+            }
         }
 
         /// The end of the string starting at `i` (its opening quote), or nil. Jumps from quote to quote with memchr
@@ -87,13 +95,13 @@ enum JSONByteDiff {
         func elements(_ r: Range<Int>) -> [Range<Int>]? {
             var out: [Range<Int>] = []
             var i = skipSpace(r.lowerBound + 1)
-            if bytes[i] == 0x5D { return out }
+            if bytes[i] == 0x5D { return i == r.upperBound - 1 ? out : nil }
             while true {
-                guard let e = valueEnd(i) else { return nil }
+                guard let e = valueEnd(i), e < r.upperBound else { return nil }
                 out.append(i..<e)
                 i = skipSpace(e)
                 guard i < r.upperBound else { return nil }
-                if bytes[i] == 0x5D { return out }
+                if bytes[i] == 0x5D { return i == r.upperBound - 1 ? out : nil }
                 guard bytes[i] == 0x2C else { return nil }
                 i = skipSpace(i + 1)
             }
@@ -103,17 +111,17 @@ enum JSONByteDiff {
         func members(_ r: Range<Int>) -> [(key: Range<Int>, value: Range<Int>)]? {
             var out: [(key: Range<Int>, value: Range<Int>)] = []
             var i = skipSpace(r.lowerBound + 1)
-            if bytes[i] == 0x7D { return out }
+            if bytes[i] == 0x7D { return i == r.upperBound - 1 ? out : nil }
             while true {
-                guard let ke = stringEnd(i) else { return nil }
+                guard let ke = stringEnd(i), ke < r.upperBound else { return nil }
                 var j = skipSpace(ke)
                 guard j < r.upperBound, bytes[j] == 0x3A else { return nil }
                 j = skipSpace(j + 1)
-                guard let ve = valueEnd(j) else { return nil }
+                guard let ve = valueEnd(j), ve < r.upperBound else { return nil }
                 out.append((i..<ke, j..<ve))
                 i = skipSpace(ve)
                 guard i < r.upperBound else { return nil }
-                if bytes[i] == 0x7D { return out }
+                if bytes[i] == 0x7D { return i == r.upperBound - 1 ? out : nil }
                 guard bytes[i] == 0x2C else { return nil }
                 i = skipSpace(i + 1)
             }

@@ -126,6 +126,19 @@ public struct PreviousRelease: Sendable {
         return bytes
     }
 
+    /// The same as `readIfPresent`, without copying the file (mapped from a folder).
+    func mappedIfPresent(_ path: String) throws -> MappedBytes? {
+        let bytes: MappedBytes
+        do { bytes = try source.mapped(path, expected: entries[path]) } catch let p as TreeProblem where p.kind == .missing { return nil } catch {
+            throw source.failure("\(error)")
+        }
+        if let e = entries[path] {
+            if bytes.count != e.size { throw source.failure("\(TreeReader.shown(path)): \(bytes.count) bytes where the release lists \(e.size)") }
+            if Build.sha256Hex(UnsafeRawBufferPointer(bytes.buffer)) != e.sha256 { throw source.failure("\(TreeReader.shown(path)): sha256 differs from the one the release lists") }
+        }
+        return bytes
+    }
+
     /// Gets the files the release files will read ready (a site downloads them in parallel).
     func prefetch(_ paths: [String]) throws {
         try source.prefetch(paths.compactMap { entries[$0] })

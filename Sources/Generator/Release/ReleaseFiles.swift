@@ -14,11 +14,12 @@ enum ReleaseFiles {
         return JSONPatch.diff(a, b)
     }
 
-    /// `bytes` reads a file of the new tree (only changed files are read, to diff them against the previous release).
+    /// `bytes` maps a file of the new tree (only changed files are read, to diff them against the previous release).
     static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
                      current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig,
-                     bytes newBytes: (String) -> [UInt8]?) throws -> [NewFile] {
+                     threads: Int = 1, bytes newBytes: @escaping (String) -> MappedBytes?) throws -> [NewFile] {
         let writer = JSONWriter()
+        var clock = TraceClock()
         var out: [NewFile] = []
         func add(_ path: String, _ json: JSON, _ kind: OutputKind) throws {
             let bytes = try writer.bytes(json)
@@ -27,8 +28,10 @@ enum ReleaseFiles {
         // (Only deltas ask which paths the new tree has.)
         lazy var newPaths = Set(current.map(\.path))
 
-        // Older releases kept: their immutable file indexes are carried into the new tree.
+        // Older releases kept: their immutable file indexes are carried into the new tree. Read and parsed on a thread
+        // of their own while the patches are computed.
         var olderIndexes: [(version: Int, files: [FileEntry])] = []
+        var patches: [String: JSON] = [:]
         if let previous {
             let cutoff = version - settings.keep
             func keptIndex(_ e: FileEntry) -> Bool {
@@ -37,43 +40,61 @@ enum ReleaseFiles {
                 guard parts.count == 3, let v = Int(parts[1]) else { return false }
                 return v > cutoff && v < version
             }
-            // What is read below, fetched up front (from a site: in parallel): the kept indexes and, for patches, the
-            // old version of each JSON file whose bytes changed.
-            if previous.version == version - 1 {
-                let newHashes = Dictionary(current.map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
-                try previous.prefetch(previous.files.filter { e in
-                    keptIndex(e) || (!e.path.hasPrefix("releases/") && e.path.hasSuffix(".json") && newHashes[e.path].map { $0 != e.sha256 } == true)
-                }.map(\.path))
+            // The JSON files whose bytes changed since the previous version: each gets a patch when it is smaller.
+            let newHashes = Dictionary(current.map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+            let changed = previous.version == version - 1 ? previous.files.filter { e in
+                !e.path.hasPrefix("releases/") && e.path.hasSuffix(".json") && newHashes[e.path].map { $0 != e.sha256 } == true
+            } : []
+            // What is read below, fetched up front (from a site: in parallel).
+            try previous.prefetch(previous.files.filter(keptIndex).map(\.path) + changed.map(\.path))
+            let kept = previous.files.filter(keptIndex)
+            let older = Background { () throws -> [(NewFile, Int, [FileEntry])] in
+                try kept.compactMap { e in
+                    let v = Int(e.path.split(separator: "/")[1])!
+                    guard let bytes = try previous.readIfPresent(e.path),
+                          let json = try? JSONReader.parse(bytes), let list = json["files"]?.arrayValue else { return nil }
+                    return ((e.path, bytes, Build.sha256Hex(bytes), ManifestKinds.fileIndex), v, list.compactMap { x in
+                        guard let p = x["path"]?.stringValue, let h = x["sha256"]?.stringValue, let s = x["size"]?.intValue else { return nil }
+                        return FileEntry(path: p, sha256: h, size: s, schema: x["schema"]?.stringValue)
+                    })
+                }
             }
-            for e in previous.files where keptIndex(e) {
-                let v = Int(e.path.split(separator: "/")[1])!
-                guard let bytes = try previous.readIfPresent(e.path),
-                      let json = try? JSONReader.parse(bytes), let list = json["files"]?.arrayValue else { continue }
-                out.append((e.path, bytes, Build.sha256Hex(bytes), ManifestKinds.fileIndex))
-                olderIndexes.append((v, list.compactMap { x in
-                    guard let p = x["path"]?.stringValue, let h = x["sha256"]?.stringValue, let s = x["size"]?.intValue else { return nil }
-                    return FileEntry(path: p, sha256: h, size: s, schema: x["schema"]?.stringValue)
-                }))
+            // Largest first on every worker: the search index's byte scan must not start last.
+            let order = changed.indices.sorted { (changed[$0].size, $1) > (changed[$1].size, $0) }
+            var found = [Result<JSON?, Error>?](repeating: nil, count: changed.count)
+            found.withUnsafeMutableBufferPointer { found in
+                Parallel.forEach(order, threads: threads) { i in
+                    found[i] = Result {
+                        guard let old = try previous.mappedIfPresent(changed[i].path), let new = newBytes(changed[i].path) else { return nil }
+                        return JSONByteDiff.diff(old.buffer, new.buffer) ?? valueDiff(Array(old.buffer), Array(new.buffer))
+                    }
+                }
+            }
+            for (i, r) in found.enumerated() { if let patch = try r!.get() { patches[changed[i].path] = patch } }
+            clock.lap("release: patches")
+            for (file, v, list) in try older.wait() {
+                out.append(file)
+                olderIndexes.append((v, list))
             }
         }
         olderIndexes.sort { $0.version > $1.version }
+        clock.lap("release: older indexes read")
 
         // A delta from each kept release to this one (release files themselves excluded).
         var deltaRefs: [(from: Int, path: String, added: Int, changed: Int, removed: Int, bytes: Int)] = []
+        let sortedCurrent = current.sorted(by: { $0.path < $1.path })
         for old in olderIndexes {
             let oldMap = Dictionary(old.files.filter { !$0.path.hasPrefix("releases/") }.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
             var added: [JSON] = [], changed: [JSON] = [], removed: [JSON] = []
             var download = 0
-            for f in current.sorted(by: { $0.path < $1.path }) where !f.path.hasPrefix("releases/") {
+            for f in sortedCurrent where !f.path.hasPrefix("releases/") {
                 if let o = oldMap[f.path] {
                     if o.sha256 != f.sha256 {
                         var entry = JSONObject([("path", .string(f.path)), ("sha256", .string(f.sha256)), ("size", .int(f.size)),
                                                 ("oldSha256", .string(o.sha256)), ("oldSize", .int(o.size))])
                         var cost = f.size
                         // A JSON Patch for the previous release's files, when it is smaller than the new file.
-                        if old.version == version - 1, let prev = previous, f.path.hasSuffix(".json"),
-                           let oldData = try prev.readIfPresent(f.path), let new = newBytes(f.path),
-                           let patch = JSONByteDiff.diff(oldData, new) ?? valueDiff(oldData, new) {
+                        if old.version == version - 1, let patch = patches[f.path] {
                             let patchBytes = try writer.bytes(patch).count
                             if patchBytes < f.size { entry.append("patch", patch); cost = patchBytes }
                         }
@@ -94,6 +115,7 @@ enum ReleaseFiles {
             deltaRefs.append((old.version, path, added.count, changed.count, removed.count, download))
         }
 
+        clock.lap("release: deltas")
         // The file index lists every file of the tree but itself and the manifest.
         let indexPath = "releases/\(version)/files.json"
         let listed = (current + out.map { TreeFile(path: $0.path, size: $0.bytes.count, sha256: $0.sha256, schema: $0.kind.schemaPath) })
@@ -132,6 +154,7 @@ enum ReleaseFiles {
             "deltasAvailable": .array(deltaRefs.map { .obj(["fromVersion": .int($0.from), "path": .string($0.path)]) }),
         ])
         try add("update-manifest.json", manifest, ManifestKinds.manifest)
+        clock.lap("release: file index and manifest")
         return out
     }
 }

@@ -9,6 +9,8 @@ protocol ReleaseSource: AnyObject, Sendable {
     /// A file of the release; a `TreeProblem` of kind `.missing` when the source does not have it. `expected`: the
     /// size and hash the release lists for it, when known (a site retries a body that does not match).
     func read(_ path: String, expected: FileEntry?) throws -> [UInt8]
+    /// A file of the release without a copy where the source allows it (a folder maps it).
+    func mapped(_ path: String, expected: FileEntry?) throws -> MappedBytes
     /// Gets these files ready for `read` (a site downloads them in parallel, each checked); a folder needs nothing.
     func prefetch(_ files: [FileEntry]) throws
     /// The error that stops the build when the release cannot be read from here.
@@ -20,7 +22,13 @@ extension TreeReader: ReleaseSource {
 
     func read(_ path: String, expected: FileEntry?) throws -> [UInt8] { try read(path) }
 
+    func mapped(_ path: String, expected: FileEntry?) throws -> MappedBytes { try mapped(path) }
+
     func prefetch(_ files: [FileEntry]) throws {}
 
     func failure(_ why: String) -> BuildError { PreviousRelease.unreadable(root, why) }
+}
+
+extension ReleaseSource {
+    func mapped(_ path: String, expected: FileEntry?) throws -> MappedBytes { MappedBytes(try read(path, expected: expected)) }
 }

@@ -108,6 +108,18 @@ public final class TreeReader: Sendable {
         return buf
     }
 
+    /// The same file as `read`, mapped instead of copied (opened the same way: never through a symlink).
+    func mapped(_ path: String) throws -> MappedBytes {
+        if let why = Self.pathRejection(path) { throw TreeProblem(.unsafePath, path, why) }
+        var st = stat()
+        guard fstatat(rootFD, path, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw diagnose(path) }
+        let fd = openFile(path)
+        guard fd >= 0 else { throw diagnose(path, errno: errno) }
+        defer { close(fd) }
+        guard let bytes = MappedBytes(fd: fd) else { throw diagnose(path) }
+        return bytes
+    }
+
     /// Opens a regular file below the root for reading, never through a symlink; -1 with errno set on failure.
     private func openFile(_ path: String) -> Int32 {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC

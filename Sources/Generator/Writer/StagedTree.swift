@@ -213,9 +213,13 @@ public final class StagedTree: @unchecked Sendable {
         return !empty && !segmentStart && dots != 1 && dots != 2
     }
 
-    /// The bytes of a staged file (the release stage compares changed files with the previous release).
-    public func bytes(of path: String) -> [UInt8]? {
-        (try? Data(contentsOf: URL(fileURLWithPath: stagingPath + "/" + path))).map { [UInt8]($0) }
+    /// The bytes of a staged file, mapped (the release stage compares changed files with the previous release).
+    func mapped(_ path: String) -> MappedBytes? {
+        guard Self.isPlainRelativePath(path) else { return nil }
+        let fd = openat(stagingFD, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return MappedBytes(fd: fd)
     }
 
     /// The share of the tree a change may touch and still be applied in place (above it, the whole tree is swapped:

@@ -1,0 +1,19 @@
+import Foundation
+
+/// `GENERATOR_TRACE` set: each step of a stage prints its wall time on stderr (`[trace] step: 0.123 s`), for
+/// benchmarks and profiling; unset, `lap` only restarts the clock.
+struct TraceClock {
+    static let mode = ProcessInfo.processInfo.environment["GENERATOR_TRACE"]
+    static var isOn: Bool { mode != nil }
+    private var start = Date()
+
+    init() {}
+
+    /// Prints the time since the last lap (or since the clock was made) under `step`, and restarts the clock.
+    mutating func lap(_ step: String) {
+        if Self.isOn {
+            FileHandle.standardError.write(Data("  [trace] \(step): \(String(format: "%.3f", Date().timeIntervalSince(start))) s\n".utf8))
+        }
+        start = Date()
+    }
+}
