@@ -93,6 +93,8 @@ public final class TreePublisher {
         var version: Int
         var sha256: String
         var size: Int
+        /// Its files were pruned (its index may stay while a kept release still carries it).
+        var contentPruned = false
         var path: String { "releases/\(version)/files.json" }
     }
 
@@ -148,6 +150,8 @@ public final class TreePublisher {
         var newLog = log
         for e in (published?.carried ?? []) + (published.map { [LogEntry(version: $0.version, sha256: $0.indexSha, size: $0.indexSize)] } ?? [])
             + local.carried + [LogEntry(version: local.version, sha256: local.indexSha, size: local.indexSize)] {
+            // The same index again keeps what the log knows of it; another one under that version replaces it.
+            if newLog.contains(where: { $0.version == e.version && $0.sha256 == e.sha256 }) { continue }
             newLog.removeAll { $0.version == e.version }
             newLog.append(e)
         }
@@ -303,7 +307,7 @@ public final class TreePublisher {
                 continue
             }
             out.removeAll { $0.version == v }
-            out.append(LogEntry(version: v, sha256: h, size: s))
+            out.append(LogEntry(version: v, sha256: h, size: s, contentPruned: e["contentPruned"]?.boolValue ?? false))
         }
         return out.sorted { $0.version < $1.version }
     }
@@ -312,7 +316,8 @@ public final class TreePublisher {
         let json: JSON = .obj([
             "format": .int(1),
             "about": .string("Written by generator publish: every file index it uploaded here (what --prune may delete files of)."),
-            "releases": .array(log.map { .obj(["version": .int($0.version), "path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size)]) }),
+            "releases": .array(log.map { .obj(["version": .int($0.version), "path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size),
+                                               "contentPruned": .bool($0.contentPruned)]) }),
         ])
         let bytes = try JSONWriter(pretty: true).bytes(json)
         try store.put(location.key(Self.logPath), body: bytes, sha256: HTTPFetcher.sha256Hex(bytes),
@@ -427,7 +432,7 @@ public final class TreePublisher {
     /// What --prune deletes: every path named by a file index in the publish log whose release the new tree no longer
     /// keeps, and by none it keeps (nor the manifest or the log). Indexes that cannot be vouched for (changed on the
     /// store since they were logged) name nothing deletable.
-    func planPrune(local: Release, reader: TreeReader, log: [LogEntry], report: inout Report) throws -> (delete: [String], gone: Set<Int>) {
+    func planPrune(local: Release, reader: TreeReader, log: [LogEntry], report: inout Report) throws -> (delete: [String], gone: Set<Int>, emptied: Set<Int>) {
         var keep: Set<String> = ["update-manifest.json", Self.logPath, local.indexPath]
         keep.formUnion(local.files.map(\.path))
         let kept = Set([local.version] + local.carried.map(\.version))
@@ -439,8 +444,10 @@ public final class TreePublisher {
             for e in list { if let p = e["path"]?.stringValue { keep.insert(p) } }
         }
         var candidates: Set<String> = []
-        var gone: Set<Int> = []
+        var gone: Set<Int> = [], emptied: Set<Int> = []
         for e in log where !kept.contains(e.version) {
+            // Files pruned before: only the index may be left to delete.
+            if e.contentPruned { candidates.insert(e.path); continue }
             guard let bytes = try store.get(location.key(e.path)) else { gone.insert(e.version); continue }
             guard bytes.count == e.size, HTTPFetcher.sha256Hex(bytes) == e.sha256, let json = try? JSONReader.parse(bytes),
                   json["version"]?.intValue == e.version, let list = json["files"]?.arrayValue else {
@@ -459,14 +466,17 @@ public final class TreePublisher {
             }
             candidates.formUnion(paths)
             candidates.insert(e.path)
-            gone.insert(e.version)
+            emptied.insert(e.version)
         }
         // Content first, then deltas, then the file indexes themselves (so a prune stopped halfway can be rerun).
         let delete = candidates.subtracting(keep).sorted { a, b in
             func rank(_ p: String) -> Int { Release.indexVersion(p) != nil ? 2 : p.hasPrefix("releases/") ? 1 : 0 }
             return rank(a) != rank(b) ? rank(a) < rank(b) : a < b
         }
-        return (delete, gone)
+        // A logged index leaves the log once it is deleted; one a kept release still names (its index carried in a
+        // kept tree) stays logged, and is deleted with that release's files later.
+        for p in delete { if let v = Release.indexVersion(p) { gone.insert(v) } }
+        return (delete, gone, emptied)
     }
 
     func prune(local: Release, reader: TreeReader, log: [LogEntry], report: inout Report) throws {
@@ -480,7 +490,11 @@ public final class TreePublisher {
                 report.pruned += batch.count
             }
         }
-        let remaining = log.filter { !plan.gone.contains($0.version) }
+        let remaining = log.filter { !plan.gone.contains($0.version) }.map { e in
+            var e = e
+            if plan.emptied.contains(e.version) { e.contentPruned = true }
+            return e
+        }
         if remaining != log { try putLog(remaining) }
     }
 }
