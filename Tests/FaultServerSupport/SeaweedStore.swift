@@ -23,6 +23,8 @@ public final class SeaweedStore {
     public let secretKey = "publish-test-secret-" + UUID().uuidString
     public let folder: URL
     private let process: Process
+    /// weed's gRPC servers also listen on /tmp/seaweedfs-NAME-grpc-PORT.sock (not configurable): removed by stop().
+    private let grpcPorts: [(String, Int)]
     private let input = Pipe()
 
     /// The `weed` executable on PATH, if any.
@@ -68,9 +70,11 @@ public final class SeaweedStore {
         ]]
         try JSONSerialization.data(withJSONObject: identities).write(to: config)
         let p = Self.freePorts(8)
+        grpcPorts = [("master", p[1]), ("volume", p[3]), ("filer", p[5]), ("s3", p[7])]
         port = p[6]
         filerPort = p[4]
-        let args = ["server", "-dir=\(data.path)", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false",
+        // (glog writes its files to -logdir, /tmp otherwise.)
+        let args = ["-logdir=\(folder.path)", "server", "-dir=\(data.path)", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false",
                     "-master.port=\(p[0])", "-master.port.grpc=\(p[1])", "-master.volumeSizeLimitMB=64", "-volume.max=32",
                     "-volume.port=\(p[2])", "-volume.port.grpc=\(p[3])",
                     "-filer", "-filer.port=\(p[4])", "-filer.port.grpc=\(p[5])", "-filer.localSocket=\(folder.path)/filer.sock",
@@ -107,6 +111,7 @@ public final class SeaweedStore {
         guard process.isRunning else { return }
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
+        for (name, port) in grpcPorts { unlink("/tmp/seaweedfs-\(name)-grpc-\(port).sock") }
     }
 
     /// Creates a bucket (a folder of the filer: no S3 credentials involved).

@@ -133,7 +133,7 @@ final class PublishTests: XCTestCase {
         let copy = TestSupport.tempDir("publish-copy").appendingPathComponent("copy")
         let s1 = try sync("loop", copy)
         XCTAssertEqual(s1.status, 0, s1.output)
-        XCTAssertEqual(ReleaseLoop.differences(copy, r1), [], "a copy synced from the store is byte-identical to release 1")
+        XCTAssertEqual(Array(ReleaseLoop.differences(copy, r1).prefix(10)), [], "a copy synced from the store is byte-identical to release 1")
 
         // Served with their types and caching (a HEAD as any HTTP client or CDN makes it).
         let site = store.site(Self.bucket, "loop")
@@ -192,7 +192,7 @@ final class PublishTests: XCTestCase {
         let fresh = TestSupport.tempDir("kill-fresh").appendingPathComponent("copy")
         let s = try sync("loop", fresh)
         XCTAssertEqual(s.status, 0, s.output)
-        XCTAssertEqual(ReleaseLoop.differences(fresh, r1), [], "a fresh sync gets release 1 whole")
+        XCTAssertEqual(Array(ReleaseLoop.differences(fresh, r1).prefix(10)), [], "a fresh sync gets release 1 whole")
 
         // Killed among the changed files, after two of them.
         try killedPublish(after: newCount + 2)
@@ -228,7 +228,7 @@ final class PublishTests: XCTestCase {
         let s2 = try sync("loop", copy)
         XCTAssertEqual(s2.status, 0, s2.output)
         XCTAssertTrue(s2.output.contains("using the delta from version 1"), s2.output)
-        XCTAssertEqual(ReleaseLoop.differences(copy, r2), [], "the copy follows to release 2, byte-identical")
+        XCTAssertEqual(Array(ReleaseLoop.differences(copy, r2).prefix(10)), [], "the copy follows to release 2, byte-identical")
 
         // Once more: nothing to do, nothing written.
         try proxy.clearLog()
@@ -305,7 +305,7 @@ final class PublishTests: XCTestCase {
         try checkEveryObject("prune", trees[2])
         let copy = TestSupport.tempDir("prune-copy").appendingPathComponent("copy")
         XCTAssertEqual(try sync("prune", copy).status, 0)
-        XCTAssertEqual(ReleaseLoop.differences(copy, trees[2]), [])
+        XCTAssertEqual(Array(ReleaseLoop.differences(copy, trees[2]).prefix(10)), [])
         // Nothing left to prune, and the publish log says so.
         let again = try publish(trees[2], "prune", ["--prune", "--dry-run"])
         XCTAssertEqual(planned(again.output), [], again.output)
