@@ -177,7 +177,7 @@ public final class S3Client: ObjectStore, @unchecked Sendable {
             let outcome = once(request, body: body)
             let failure: S3Failure
             switch outcome {
-            case .success(let r) where accept.contains(r.status):
+            case .success(let r) where accept.contains(r.status) || (method != "GET" && (200..<300).contains(r.status)):
                 return r
             case .success(let r):
                 let (code, message) = Self.errorDetail(r.body)

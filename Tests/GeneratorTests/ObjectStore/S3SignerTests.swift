@@ -95,3 +95,36 @@ final class S3SignerTests: XCTestCase {
         XCTAssertEqual(S3Signer.uriEncode("ключ+=", encodeSlash: true), "%D0%BA%D0%BB%D1%8E%D1%87%2B%3D")
     }
 }
+
+/// `--to` and `--endpoint` as the publish command reads them.
+final class S3LocationTests: XCTestCase {
+    func testAddressing() throws {
+        let custom = try S3Location("s3://my-bucket/catalog/v2/", endpoint: "http://127.0.0.1:8333", region: "us-east-1")
+        XCTAssertEqual(custom.prefix, "catalog/v2")
+        XCTAssertEqual(custom.key("a b/c.json"), "catalog/v2/a b/c.json")
+        let t = custom.target(custom.key("a b/c$.json"))
+        XCTAssertEqual(t.host, "127.0.0.1:8333")
+        XCTAssertEqual(t.path, "/my-bucket/catalog/v2/a%20b/c%24.json", "path-style, encoded once")
+        XCTAssertEqual(t.url.absoluteString, "http://127.0.0.1:8333/my-bucket/catalog/v2/a%20b/c%24.json")
+        XCTAssertEqual(custom.publicBase.absoluteString, "http://127.0.0.1:8333/my-bucket/catalog/v2/")
+
+        let aws = try S3Location("s3://my-bucket", endpoint: nil, region: "eu-west-1")
+        XCTAssertEqual(aws.prefix, "")
+        XCTAssertEqual(aws.target("update-manifest.json").url.absoluteString, "https://my-bucket.s3.eu-west-1.amazonaws.com/update-manifest.json")
+        XCTAssertEqual(aws.target("x.json").host, "my-bucket.s3.eu-west-1.amazonaws.com")
+        // Dots in a bucket name do not match AWS's certificate as a host: path-style.
+        let dotted = try S3Location("s3://my.bucket/p", endpoint: nil, region: "us-east-1")
+        XCTAssertEqual(dotted.target(dotted.key("x.json")).url.absoluteString,
+                       "https://s3.us-east-1.amazonaws.com/my.bucket/p/x.json")
+        XCTAssertEqual(try S3Location("s3://b12/p", endpoint: "https://s3.example.com:443/", region: "auto").target("x").host, "s3.example.com")
+    }
+
+    func testRefused() {
+        for (to, endpoint) in [("http://b/x", nil), ("s3://", nil), ("s3://ab/x", nil), ("s3://Bucket/x", nil), ("s3://-bucket/x", nil),
+                               ("s3://bucket/a/../b", nil), ("s3://bucket/a//b", nil), ("s3://bucket/x", "ftp://h"), ("s3://bucket/x", "http://h/base"),
+                               ("s3://bucket/x", "http://h?q=1"), ("s3://bucket/x", "http://user@h")] as [(String, String?)] {
+            XCTAssertThrowsError(try S3Location(to, endpoint: endpoint, region: "us-east-1"), "\(to) \(endpoint ?? "")")
+        }
+        XCTAssertThrowsError(try S3Location("s3://bucket/x", endpoint: nil, region: "eu west"))
+    }
+}
