@@ -11,8 +11,9 @@ forwarded; no bucket name starts with "__"):
     /__log                      JSON list of {method, path, status} (path without the query, percent-decoded)
     /__log?clear=1              empties it
     /__faults?put-after=K&mode=M  after K PUTs have been forwarded, every further PUT gets M: "500" (an S3 error
-                                document, not forwarded) or "hang" (no answer until the faults are cleared, at most
-                                120 s: for a test that kills the client mid-upload)
+                                document, not forwarded), "500once" (that for the next PUT only, then back to
+                                normal) or "hang" (no answer until the faults are cleared, at most 120 s: for a
+                                test that kills the client mid-upload)
     /__faults?clear=1           back to normal (hanging requests then fail with 503)
 
 Stops by itself after --max-seconds, and with --stop-on-stdin-close as soon as its standard input closes.
@@ -87,6 +88,8 @@ class Proxy(BaseHTTPRequestHandler):
                 if not faulty:
                     state["puts"] += 1
                 mode = state["mode"]
+                if faulty and mode == "500once":
+                    state["after"], state["mode"] = None, None
                 if faulty and mode == "hang":
                     deadline = time.monotonic() + 120
                     while state["mode"] == "hang" and time.monotonic() < deadline:
@@ -94,7 +97,7 @@ class Proxy(BaseHTTPRequestHandler):
             if faulty:
                 error = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code>'
                          b"<Message>fault injected by s3-proxy.py</Message></Error>")
-                status = 500 if mode == "500" else 503
+                status = 503 if mode == "hang" else 500
                 with lock:
                     state["log"].append(dict(logged, status=status))
                 return self.send(status, error, [("Content-Type", "application/xml")])

@@ -82,6 +82,9 @@ struct PublishCommand: ParsableCommand {
         do { report = try publisher.run() } catch let f as TreePublisher.Failure {
             FileHandle.standardError.write(Data("error: \(TreeReader.terminalSafe(f.description))\n".utf8))
             throw ExitCode(f.kind == .refused ? 2 : 1)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(TreeReader.terminalSafe("\(error)"))\n".utf8))
+            throw ExitCode(1)
         }
         for n in report.notes { print("note: \(TreePath.shown(n, limit: 400))") }
         let from = report.previousVersion.map { "version \($0)" } ?? "nothing published"

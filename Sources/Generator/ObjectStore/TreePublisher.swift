@@ -159,7 +159,11 @@ public final class TreePublisher {
         let manifestChanged = !report.alreadyPublished
 
         if options.dryRun {
-            if options.prune { report.deletions = try planPrune(local: local, reader: reader, log: newLog, report: &report).delete }
+            if options.prune {
+                do { report.deletions = try planPrune(local: local, reader: reader, log: newLog, report: &report).delete } catch let f as S3Failure {
+                    throw Failure(kind: .failed, description: "cannot read what \(location) holds: \(f); nothing was written")
+                }
+            }
             return report
         }
 

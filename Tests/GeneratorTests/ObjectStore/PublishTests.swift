@@ -380,6 +380,28 @@ final class PublishTests: XCTestCase {
         refused(try cli(["--to", "s3://no-such-bucket/x"]), 1, "NoSuchBucket")
     }
 
+    /// A PUT the store fails once is retried and the publish completes; one that keeps failing stops the publish
+    /// (exit 1) before the manifest, and the error says the published release is unchanged.
+    func testRetriesThenAFailureThatLeavesThePublishedRelease() throws {
+        let proxy = try S3Proxy(upstreamPort: store.port)
+        defer { proxy.stop() }
+        try proxy.failPuts(after: 3, mode: "500once")
+        let ok = try publish(Self.small[0], "retry", ["--retries", "1"], endpoint: proxy.endpoint)
+        XCTAssertEqual(ok.status, 0, ok.output)
+        let log = try proxy.log().filter { $0.method == "PUT" }
+        let failedOnce = log.filter { $0.status == 500 }
+        XCTAssertEqual(failedOnce.count, 1)
+        XCTAssertEqual(log.filter { $0.path == failedOnce.first?.path }.map(\.status), [500, 200], "the same object again, accepted")
+
+        try proxy.failPuts(after: 2, mode: "500")
+        let failed = try publish(Self.small[1], "retry", ["--retries", "1"], endpoint: proxy.endpoint)
+        XCTAssertEqual(failed.status, 1, failed.output)
+        XCTAssertTrue(failed.output.contains("HTTP 500 InternalError: fault injected by s3-proxy.py (after 2 attempts)"), failed.output)
+        XCTAssertTrue(failed.output.contains("the published release (version 1) is unchanged"), failed.output)
+        try proxy.clearFaults()
+        try checkEveryObject("retry", Self.small[0])
+    }
+
     /// Adds an entry to a tree's file index and makes the manifest vouch for the new index (a tampered tree whose
     /// hashes agree).
     static func addIndexEntry(_ tree: URL, path: String) throws {
