@@ -6,7 +6,7 @@ struct GeneratorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generator",
         abstract: "Compiles datasets into a versioned, schema-checked static JSON tree for mobile apps.",
-        subcommands: [BuildCommand.self, ValidateCommand.self, DiffCommand.self, SearchCommand.self, SyncCommand.self, ServeCommand.self],
+        subcommands: [BuildCommand.self, ValidateCommand.self, DiffCommand.self, SearchCommand.self, SyncCommand.self, ServeCommand.self, PublishCommand.self],
         defaultSubcommand: nil)
 
     /// No command named: the usage on stderr and exit 2, like every other usage error (`--help` still exits 0).

@@ -225,7 +225,7 @@ public struct RankedIndexBuilder: Sendable {
 
     /// 16 hex digits of a 64-bit hash of the serialised bytes, eight at a time (`ByteHash`): a
     /// cache-busting name, not a security hash (the release's file index carries SHA-256 for every file).
-    static func contentName(_ text: [UInt8]) -> String {
+    public static func contentName(_ text: [UInt8]) -> String {
         let h = text.withUnsafeBufferPointer { ByteHash.of($0) }
         return String(format: "%016llx", h)
     }

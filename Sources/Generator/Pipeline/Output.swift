@@ -29,7 +29,7 @@ public struct AssetKind: Sendable, Equatable {
     /// Stable name (also the operation's name in openapi.json).
     public let name: String
     public let pathTemplate: String
-    /// The media type a static host sends it with (as `ContentTypes` in `generator serve`).
+    /// The media type a static host sends it with (as `ContentTypes`, used by `generator serve` and `generator publish`).
     public let mediaType: String
     public let summary: String
 

@@ -16,7 +16,7 @@ final class CommandLineTests: XCTestCase {
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 2)
         XCTAssertTrue(stderr.contains("USAGE: generator <subcommand>"), stderr)
-        for command in ["build", "validate", "diff", "search", "sync", "serve"] { XCTAssertTrue(stderr.contains("  \(command)"), command) }
+        for command in ["build", "validate", "diff", "search", "sync", "serve", "publish"] { XCTAssertTrue(stderr.contains("  \(command)"), command) }
         XCTAssertTrue(stdout.isEmpty)
     }
 

@@ -1,4 +1,5 @@
-/// Content types by file extension, as GitHub Pages sends them (its MIME list is the mime-db one), and which of them
+/// Content types by file extension, as GitHub Pages sends them (its MIME list is the mime-db one): what `generator serve`
+/// answers with and `generator publish` stores with each object; and which of them
 /// are worth gzip (text; images and fonts are compressed already).
 public enum ContentTypes {
     public struct Entry: Sendable, Equatable {
