@@ -43,22 +43,96 @@ public enum SeedIndex {
     /// The index as text, straight into `out` (no `JSON` value: the full index of 100,000 products holds 12 million).
     /// `order`: the documents' order in the index, as positions in `docs` (default: as given); a permutation is
     /// cheaper than a reordered copy of the documents.
+    /// The fragments of an index (see `FragmentReuse`): one per product entry (keyed by the document's position in
+    /// `docs`), and the tail (the keyword, category and brand maps together), whose key must change whenever any
+    /// document's id, name, brand, category, description or searchability changes, or their order.
+    public struct Fragments<Key: Hashable & Sendable>: Sendable {
+        public var entryKeys: [Key]
+        public var tailKey: Key
+        public var reuse: FragmentReuse<Key>
+        public init(entryKeys: [Key], tailKey: Key, reuse: FragmentReuse<Key>) {
+            self.entryKeys = entryKeys; self.tailKey = tailKey; self.reuse = reuse
+        }
+    }
+
+    /// The names of the parts of an index a splice renders (`FragmentReuse.renderedRanges`): a product entry, or the
+    /// head (everything before the products).
+    public static let entryFragment = "product", headFragment = "head"
+
+    /// With `fragments` whose tail is in the earlier file (no text changed, only prices, ratings, images and the
+    /// like): the index is spliced — each entry copied from the earlier file when its key is there, else written;
+    /// the tail copied whole. Otherwise it is written whole, and every fragment recorded for the next build.
+    public static func write<Key>(_ docs: [SearchDocument], order: [Int]? = nil, version: String, generatedAt: String, compact: Bool,
+                                  threads: Int = 1, fragments: Fragments<Key>?, to out: JSONStream) throws {
+        guard let f = fragments else {
+            return try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads, to: out)
+        }
+        let at = order ?? Array(docs.indices)
+        precondition(f.entryKeys.count == docs.count, "one entry key per document")
+        guard let tail = f.reuse.bytes(f.tailKey) else {
+            return try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads,
+                             recording: f, to: out)
+        }
+        let headStart = out.count
+        writeHead(docs.count, version: version, generatedAt: generatedAt, to: out)
+        f.reuse.wroteRendered(headFragment, headStart..<out.count)
+        out.key("products"); out.beginArray()
+        var memo = FieldKeys()
+        var words = Vocabulary()
+        let scratch = JSONStream(capacity: 1024)
+        for i in at {
+            let key = f.entryKeys[i]
+            if let old = f.reuse.bytes(key) {
+                out.raw(old)
+                f.reuse.wrote(key, (out.count - old.count)..<out.count, copied: true)
+            } else {
+                scratch.reset()
+                _ = try entry(docs[i], compact: compact, memo: &memo, words: &words, to: scratch)
+                scratch.withBytes { out.raw($0) }
+                let r = (out.count - scratch.count)..<out.count
+                f.reuse.wrote(key, r, copied: false)
+                f.reuse.wroteRendered(entryFragment, r)
+            }
+        }
+        out.endArray()
+        out.raw(tail)
+        f.reuse.wrote(f.tailKey, (out.count - tail.count)..<out.count, copied: true)
+        out.endObject()
+    }
+
+    static func writeHead(_ count: Int, version: String, generatedAt: String, to out: JSONStream) {
+        out.beginObject()
+        out.key("version"); out.string(version)
+        out.key("generatedAt"); out.string(generatedAt)
+        out.key("totalProducts"); out.int(count)
+    }
+
     public static func write(_ docs: [SearchDocument], order: [Int]? = nil, version: String, generatedAt: String, compact: Bool,
                              threads: Int = 1, to out: JSONStream) throws {
+        try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads,
+                  recording: Fragments<Int>?.none, to: out)
+    }
+
+    /// The whole index, written; with `recording`, each entry's and the tail's place in it is noted.
+    static func write<Key>(_ docs: [SearchDocument], order: [Int]?, version: String, generatedAt: String, compact: Bool,
+                           threads: Int, recording: Fragments<Key>?, to out: JSONStream) throws {
         let at = order ?? Array(docs.indices)
         precondition(at.count == docs.count, "order must list every document once")
         // Each product's entry text and keys (numbers of its chunk's words, see `Vocabulary`), in parallel chunks.
-        let parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> (words: Vocabulary, entries: Result<JSONStream, Error>) in
+        let parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> (words: Vocabulary, entries: Result<JSONStream, Error>, ends: [Int]) in
             var words = Vocabulary()
             var memo = FieldKeys()
             let text = JSONStream(capacity: range.count * 256)
+            var ends: [Int] = []
+            if recording != nil { ends.reserveCapacity(range.count) }
             let written = Result<JSONStream, Error> {
                 for i in range {
                     for k in try entry(docs[at[i]], compact: compact, memo: &memo, words: &words, to: text) { words.postings[Int(k)].append(i) }
+                    if recording != nil { ends.append(text.count) }
                 }
                 return text
             }
-            return (words, written)
+            return (words, written, ends)
         }
         // The chunks' words joined in chunk order, so every list stays in product order whatever the thread count.
         var keywordIds: [String: [Int]] = [:]
@@ -97,16 +171,30 @@ public enum SeedIndex {
             categories[docs[at[i]].category, default: []].append(i)
             brands[docs[at[i]].brand, default: []].append(i)
         }
-        out.beginObject()
-        out.key("version"); out.string(version)
-        out.key("generatedAt"); out.string(generatedAt)
-        out.key("totalProducts"); out.int(docs.count)
+        writeHead(docs.count, version: version, generatedAt: generatedAt, to: out)
         out.key("products"); out.beginArray()
-        for p in parts { let entries = try p.entries.get(); if entries.count > 0 { entries.withBytes { out.raw($0) } } }
+        var k = 0
+        for p in parts {
+            let entries = try p.entries.get()
+            guard entries.count > 0 else { continue }
+            entries.withBytes { out.raw($0) }
+            if let f = recording {
+                // Entry j of the chunk ends at ends[j] (chunk offsets) and starts after the comma that ends the one before.
+                let base = out.count - entries.count
+                var start = base
+                for end in p.ends {
+                    f.reuse.wrote(f.entryKeys[at[k]], start..<(base + end), copied: false)
+                    start = base + end + 1
+                    k += 1
+                }
+            }
+        }
         out.endArray()
+        let tailStart = out.count + 1   // (after the comma that ends the products)
         out.key("keywords"); idMap(keywordIds)
         out.key("categories"); idMap(categories)
         out.key("brands"); idMap(brands)
+        if let f = recording { f.reuse.wrote(f.tailKey, tailStart..<out.count, copied: false) }
         out.endObject()
     }
 

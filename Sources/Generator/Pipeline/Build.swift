@@ -2,6 +2,7 @@ import Foundation
 import Schemas
 import Crypto
 import TreeClient
+import Indexer
 
 /// Options of one build (the CLI's flags).
 public struct BuildOptions: Sendable {
@@ -62,6 +63,8 @@ public struct BuildSummary: Sendable {
     public var previousSite: String?
     /// Files kept from the output's tree by their fingerprint, without being rendered (see `BuildCache`).
     public var reused = 0
+    /// Fragments of large files (search index entries) copied from the output's tree instead of rendered.
+    public var copiedFragments = 0
     /// True when the change was applied to the output's tree in place (see `StagedTree`).
     public var inPlace = false
     /// Where the version came from, said in the summary (e.g. "no release published at URL yet: this is release 1").
@@ -231,12 +234,17 @@ public enum Build {
             }
         }
         begin("checking and writing files", total: files.count)
-        var rendered = try serialise(&files, checkers: checkers, into: staged, cache: cache, ticker: ticker)
+        // A file the cache describes, as the output has it now (checked against its index entry).
+        let earlier: (String, BuildCache.Entry) throws -> MappedBytes? = { path, entry in
+            guard let current, current.entries[path]?.sha256 == entry.sha256 else { return nil }
+            return try current.mappedIfPresent(path)
+        }
+        var rendered = try serialise(&files, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
         // Then the late files (content-named, built meanwhile).
         var second = try lateFiles.wait()
         try requireDistinctPaths(files, second)
         ticker?.grow(second.count)
-        rendered += try serialise(&second, checkers: checkers, into: staged, cache: cache, ticker: ticker)
+        rendered += try serialise(&second, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
         files += second
         // Then the files that describe the others: app-config when no domain wrote it (its dataVersion is the content
         // of the rest), and openapi.json, which lists every path.
@@ -259,6 +267,7 @@ public enum Build {
         let digest = contentDigest(contentEntries(files, rendered))
         stage("check")
         summary.reused = rendered.lazy.filter(\.reused).count
+        summary.copiedFragments = rendered.reduce(0) { $0 + $1.copiedFragments }
         if let previous, previous.contentDigest == digest,
            options.previous == nil || options.previous == options.output || options.previousSite != nil {
             summary.changed = false
@@ -267,7 +276,7 @@ public enum Build {
             summary.fileCount = previous.files.count + 1
             // The tree stays; its files' fingerprints may have changed (a setting that moved no byte): kept for next time.
             if options.useCache, let current, current.fileIndex.sha256 == previous.fileIndex.sha256 {
-                saveCache(files, rendered, release: current.fileIndex.sha256, to: cacheFile, summary: &summary)
+                saveCache(files, rendered, previous: cache, release: current.fileIndex.sha256, to: cacheFile, summary: &summary)
             }
             return summary
         }
@@ -303,7 +312,7 @@ public enum Build {
         summary.written = stats.written; summary.linked = stats.linked; summary.removed = stats.removed
         summary.inPlace = stats.inPlace
         if options.useCache, let index = releaseFiles.first(where: { $0.path == "releases/\(version)/files.json" }) {
-            saveCache(files, rendered, release: index.sha256, to: cacheFile, summary: &summary)
+            saveCache(files, rendered, previous: cache, release: index.sha256, to: cacheFile, summary: &summary)
         }
         summary.fileCount = tree.count
         summary.totalBytes = tree.reduce(0) { $0 + $1.size }
@@ -332,14 +341,23 @@ public enum Build {
         let path: String; let size: Int; let sha256: String; let schema: String?
         /// Kept from the output's tree by its fingerprint, not rendered.
         var reused = false
+        /// Where its fragments lie (a file written from fragments), and how many were copied from the earlier version.
+        var fragments: [(key: Fingerprint, range: Range<Int>)] = []
+        var copiedFragments = 0
     }
 
     /// Writes the cache of the tree now in the output: each fingerprinted file with its hash and size.
-    static func saveCache(_ files: [OutputFile], _ rendered: [Rendered], release: String, to url: URL, summary: inout BuildSummary) {
+    static func saveCache(_ files: [OutputFile], _ rendered: [Rendered], previous: [String: BuildCache.Entry], release: String, to url: URL,
+                          summary: inout BuildSummary) {
         var entries: [String: BuildCache.Entry] = [:]
         entries.reserveCapacity(files.count)
         for (f, r) in zip(files, rendered) {
-            if let fp = f.fingerprint { entries[r.path] = BuildCache.Entry(fingerprint: fp, sha256: r.sha256, size: r.size) }
+            if let fp = f.fingerprint {
+                var e = BuildCache.Entry(fingerprint: fp, sha256: r.sha256, size: r.size)
+                if r.reused, let old = previous[r.path] { e.fragments = old.fragments }   // (the same file, the same fragments)
+                else { e.fragments = Dictionary(r.fragments.map { ($0.key, $0.range) }, uniquingKeysWith: { a, _ in a }) }
+                entries[r.path] = e
+            }
         }
         if let why = BuildCache.save(BuildCache(release: release, entries: entries), to: url) { summary.warnings.append(why) }
     }
@@ -362,8 +380,10 @@ public enum Build {
     /// and flags stay), so the tree is never held in memory. Schema violations are reported first (up to 20, in file
     /// order); a violation stops nothing else, but the staged tree is discarded.
     /// `checkers`: one per worker (their count is the thread count).
+    /// `earlier`: the output's current version of a file the cache describes (for files written from fragments).
     static func serialise(_ files: inout [OutputFile], checkers: [OutputValidation], into staged: StagedTree,
-                          cache: [String: BuildCache.Entry] = [:], ticker: ProgressTicker? = nil) throws -> [Rendered] {
+                          cache: [String: BuildCache.Entry] = [:], earlier: (String, BuildCache.Entry) throws -> MappedBytes? = { _, _ in nil },
+                          ticker: ProgressTicker? = nil) throws -> [Rendered] {
         let threads = checkers.count
         var seen = Set<String>(minimumCapacity: files.count)
         for f in files where !seen.insert(f.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(f.path)") }
@@ -400,6 +420,26 @@ public enum Build {
                                 if let k = f.kind, let e = checker.check(text: bytes, path: f.path, kind: k) { bad[i] = e; return nil }
                                 return try stage(bytes)
                             }
+                        } else if case .fragmented(_, let write) = f.content {
+                            // The earlier version's fragments, when the cache knows them and the output still has that file.
+                            var reuse = FragmentReuse<Fingerprint>()
+                            if let c = cache[f.path], !c.fragments.isEmpty, let old = try earlier(f.path, c) {
+                                reuse = FragmentReuse(old: UnsafeRawBufferPointer(old.buffer), ranges: c.fragments, owner: old)
+                            }
+                            let text = JSONStream(capacity: 1024)
+                            let checks = try write(text, reuse)
+                            res[i] = try text.withBytes { bytes -> Rendered? in
+                                if let k = f.kind {
+                                    // Copied parts were checked when they were made (by this very executable: see BuildCache).
+                                    let found = reuse.copied == 0 ? checker.check(text: bytes, path: f.path, kind: k)
+                                        : checks.lazy.compactMap { c in c.bytes.withUnsafeBytes { checker.check(text: $0, path: f.path, kind: k, fragment: c.fragment) } }.first
+                                    if let e = found { bad[i] = e; return nil }
+                                }
+                                var r = try stage(bytes)
+                                r.fragments = reuse.written
+                                r.copiedFragments = reuse.copied
+                                return r
+                            }
                         } else if let j = try f.content.json() {
                             if let k = f.kind, let e = checker.check(j, path: f.path, kind: k) { bad[i] = e; return }
                             res[i] = try JSONWriter().withBytes(j, stage)
@@ -431,7 +471,7 @@ public enum Build {
         }
         switch f.content {
         case .bytes(let b): return b.count / 64
-        case .deferred(let weight, _), .streamed(let weight, _): return weight
+        case .deferred(let weight, _), .streamed(let weight, _), .fragmented(let weight, _): return weight
         case .json(.array(let a)): return a.reduce(a.count) { $0 + size($1) }
         case .json(.object(let o)): return o.members.reduce(o.count) { $0 + size($1.value) }
         case .json: return 1

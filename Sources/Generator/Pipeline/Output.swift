@@ -1,5 +1,6 @@
 import Foundation
 import Schemas
+import Indexer
 
 /// One kind of output (a "page kind"): its name, the path template it is published under,
 /// and the JSON Schema of its files. Each kind is declared once, beside the code that renders it,
@@ -15,12 +16,23 @@ public final class OutputKind: Sendable {
     public let summary: String
     /// Draft 2020-12 schema body; `$schema`, `$id` and `title` are added when published.
     public let schema: JSON
+    /// Schemas of the parts of a file written from fragments (`Content.fragmented`), by name: when a build copies
+    /// most of such a file from the previous tree, it checks the parts it rendered against these.
+    public let fragments: [String: JSON]
 
-    public init(name: String, pathTemplate: String, summary: String, schema: JSON) {
-        self.name = name; self.pathTemplate = pathTemplate; self.summary = summary; self.schema = schema
+    public init(name: String, pathTemplate: String, summary: String, schema: JSON, fragments: [String: JSON] = [:]) {
+        self.name = name; self.pathTemplate = pathTemplate; self.summary = summary; self.schema = schema; self.fragments = fragments
     }
 
     public var schemaPath: String { "schemas/\(name).schema.json" }
+}
+
+/// What a file written from fragments asks to have checked (see `OutputFile.Content.fragmented`): these bytes against
+/// the kind's fragment schema of this name, or against the whole kind's schema when `fragment` is nil.
+public struct FragmentCheck: Sendable {
+    public var bytes: [UInt8]
+    public var fragment: String?
+    public init(bytes: [UInt8], fragment: String?) { self.bytes = bytes; self.fragment = fragment }
 }
 
 /// A kind of file that is not JSON (a page, a picture, a script): declared like an `OutputKind`, with its media
@@ -50,6 +62,11 @@ public struct OutputFile: Sendable {
         /// Written as text straight from typed values when the file is serialised (no `JSON` value at all), then
         /// checked against its schema from the bytes: for the kinds with 100,000 files or 100 MB of text.
         case streamed(weight: Int, write: @Sendable (JSONStream) throws -> Void)
+        /// Written like `streamed`, from fragments the next build may copy instead of rendering (see `FragmentReuse`):
+        /// `write` gets the earlier version's fragments (none on a first build), records the new ones, and returns
+        /// what must be checked when it copied any (the parts it rendered, each against its kind's fragment schema, or
+        /// the whole kind's schema when the check names none). When it copied nothing, the whole text is checked.
+        case fragmented(weight: Int, write: @Sendable (JSONStream, FragmentReuse<Fingerprint>) throws -> [FragmentCheck])
 
         /// The JSON value (rendering deferred content now; streamed content is written and parsed back); nil for raw bytes.
         func json() throws -> JSON? {
@@ -59,6 +76,10 @@ public struct OutputFile: Sendable {
             case .streamed(_, let write):
                 let s = JSONStream()
                 try write(s)
+                return try s.withBytes { try JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) }
+            case .fragmented(_, let write):
+                let s = JSONStream()
+                _ = try write(s, FragmentReuse())
                 return try s.withBytes { try JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) }
             case .bytes: return nil
             }
@@ -101,10 +122,16 @@ public struct OutputFile: Sendable {
         self.path = path; self.content = content; self.kind = kind; self.stampsBuildTime = stampsBuildTime
     }
 
+    /// A JSON file written from fragments (see `Content.fragmented`).
+    public init(path: String, kind: OutputKind, stampsBuildTime: Bool = false, weight: Int,
+                fragments write: @escaping @Sendable (JSONStream, FragmentReuse<Fingerprint>) throws -> [FragmentCheck]) {
+        self.path = path; self.content = .fragmented(weight: weight, write: write); self.kind = kind; self.stampsBuildTime = stampsBuildTime
+    }
+
     /// The same file with deferred content rendered now (to time a unit on its own).
     func materialised() throws -> OutputFile {
         switch content {
-        case .deferred: break
+        case .deferred, .fragmented: break
         case .streamed(_, let write):
             let s = JSONStream()
             try write(s)

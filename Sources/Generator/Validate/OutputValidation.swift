@@ -18,6 +18,10 @@ struct OutputValidation: Sendable {
             let doc = SchemaPublisher.document(for: k, baseURL: baseURL)
             do { validators[k.name] = try JSONSchemaValidator(schema: doc, registry: registry, baseURI: baseURL + k.schemaPath) }
             catch { throw BuildError(file: k.schemaPath, "the schema of kind \(k.name) does not compile: \(error)") }
+            for (name, schema) in k.fragments {
+                do { validators[k.name + "#" + name] = try JSONSchemaValidator(schema: schema, registry: registry, baseURI: baseURL + k.schemaPath) }
+                catch { throw BuildError(file: k.schemaPath, "the \(name) fragment schema of kind \(k.name) does not compile: \(error)") }
+            }
         }
     }
 
@@ -37,8 +41,11 @@ struct OutputValidation: Sendable {
     }
 
     /// The same for a file written as text (`OutputFile.Content.streamed`): checked from its bytes, exactly as published.
-    func check(text: UnsafeRawBufferPointer, path: String, kind: OutputKind) -> BuildError? {
-        let v = validator(kind)
+    /// `fragment`: only a part of the file, checked against that fragment schema of the kind.
+    func check(text: UnsafeRawBufferPointer, path: String, kind: OutputKind, fragment: String? = nil) -> BuildError? {
+        guard let v = fragment.map({ validators[kind.name + "#" + $0] }) ?? validator(kind) else {
+            return BuildError(file: path, "kind \(kind.name) has no fragment schema \(fragment ?? "") (a bug in its writer)")
+        }
         if v.isValid(text: text) { return nil }
         do { return violation(try v.validate(text: text), path: path, kind: kind) } catch {
             return BuildError(file: path, "is not well-formed JSON (a bug in its writer): \(error)")

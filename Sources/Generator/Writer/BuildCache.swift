@@ -28,6 +28,8 @@ public struct BuildCache: Sendable {
         public var fingerprint: Fingerprint
         public var sha256: String
         public var size: Int
+        /// For a file written from fragments: where each fragment lies in it (see `FragmentReuse`).
+        public var fragments: [Fingerprint: Range<Int>] = [:]
     }
 
     /// The release (sha256 of its file index) whose files the entries describe.
@@ -35,7 +37,7 @@ public struct BuildCache: Sendable {
     public var entries: [String: Entry]
 
     static let magic = Array("generator build cache\n".utf8)
-    static let format: UInt32 = 1
+    static let format: UInt32 = 2
 
     public init(release: String, entries: [String: Entry]) { self.release = release; self.entries = entries }
 
@@ -90,8 +92,14 @@ public struct BuildCache: Sendable {
         var entries: [String: Entry] = [:]
         entries.reserveCapacity(Int(count))
         for _ in 0..<count {
-            guard let path = r.text(), let fp = r.fingerprint(), let sha = r.raw(32), let size = r.u64() else { return .failure(.damaged) }
-            entries[path] = Entry(fingerprint: fp, sha256: Self.hex(sha), size: Int(size))
+            guard let path = r.text(), let fp = r.fingerprint(), let sha = r.raw(32), let size = r.u64(), let n = r.u32() else { return .failure(.damaged) }
+            var e = Entry(fingerprint: fp, sha256: Self.hex(sha), size: Int(size))
+            if n > 0 { e.fragments.reserveCapacity(Int(n)) }
+            for _ in 0..<n {
+                guard let key = r.fingerprint(), let start = r.u64(), let end = r.u64(), start <= end, end <= size else { return .failure(.damaged) }
+                e.fragments[key] = Int(start)..<Int(end)
+            }
+            entries[path] = e
         }
         guard r.at == r.end else { return .failure(.damaged) }
         return .success(BuildCache(release: rel, entries: entries))
@@ -109,6 +117,11 @@ public struct BuildCache: Sendable {
         u32(UInt32(entries.count))
         for (path, e) in entries.sorted(by: { $0.key < $1.key }) {
             text(path); out += e.fingerprint.bytes; out += Self.unhex(e.sha256); u64(UInt64(e.size))
+            u32(UInt32(e.fragments.count))
+            // (In file order: the same cache bytes for the same tree.)
+            for (key, r) in e.fragments.sorted(by: { $0.value.lowerBound < $1.value.lowerBound }) {
+                out += key.bytes; u64(UInt64(r.lowerBound)); u64(UInt64(r.upperBound))
+            }
         }
         out += SHA256.hash(data: out)
         return out

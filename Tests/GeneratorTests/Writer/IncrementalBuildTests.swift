@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import Indexer
 
 /// Incremental rebuilds are exact: after any sequence of random changes to a real catalog, the tree a build makes
 /// with its cache (files kept by fingerprint, changes applied in place) is byte for byte the tree a full build makes
@@ -164,6 +165,43 @@ final class IncrementalBuildTests: XCTestCase {
         // The tree passes its own validation after all of it.
         let report = try TreeValidation.check(inc)
         XCTAssertTrue(report.problems.isEmpty, "\(report.problems.prefix(5))")
+    }
+
+    /// Only prices change (1 % of the products): the seed search indexes are spliced — every other entry and the
+    /// keyword maps copied from the previous files — and the tree is still the full build's, byte for byte.
+    func testPriceChangesSpliceTheSearchIndexes() throws {
+        var catalog = try Self.realCatalog(count: 800)
+        let work = TestSupport.tempDir("splice"), input = work.appendingPathComponent("input")
+        let inc = work.appendingPathComponent("inc/dist"), full = work.appendingPathComponent("full/dist")
+        try catalog.write(to: input)
+        _ = try build(input, inc, day: 0)
+        var r = Random(state: 11)
+        for k in 0..<8 { _ = Self.change("price", &catalog, &r, serial: k) }
+        try catalog.write(to: input)
+        try FileManager.default.createDirectory(at: full.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: inc, to: full)
+        let both = TestSupport.concurrently(2) { k in
+            k == 0 ? try self.build(input, inc, day: 1) : try self.build(input, full, day: 1, cache: false, threads: 1)
+        }
+        let a = try both[0].get(), b = try both[1].get()
+        let priced = catalog.products.filter { ($0["price"] as? NSNumber) != nil }.count
+        // Both indexes: every entry but the (at most 8) changed ones, and the tail of each.
+        XCTAssertGreaterThanOrEqual(a.copiedFragments, 2 * (priced - 8) + 2, "the indexes were not spliced")
+        XCTAssertEqual(b.copiedFragments, 0)
+        XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full))
+    }
+
+    /// A spliced index checks the entries it wrote against the entry schema: a bad one is refused, naming the file.
+    func testWrittenFragmentsAreChecked() throws {
+        let checker = try OutputValidation(kinds: [SearchIndexOutput.full], baseURL: "https://example.invalid/")
+        let good = Array(#"{"id":"1","name":"Drill","brand":"B","category":"Tools","price":9.5,"rating":null,"keywords":["drill"],"imageUrl":""}"#.utf8)
+        let bad = Array(#"{"id":"1","name":"Drill","brand":"B","category":"Tools","price":-1,"rating":null,"keywords":["drill"],"imageUrl":""}"#.utf8)
+        XCTAssertNil(good.withUnsafeBytes { checker.check(text: $0, path: "search-index.json", kind: SearchIndexOutput.full, fragment: SeedIndex.entryFragment) })
+        let e = bad.withUnsafeBytes { checker.check(text: $0, path: "search-index.json", kind: SearchIndexOutput.full, fragment: SeedIndex.entryFragment) }
+        XCTAssertTrue("\(e.map { "\($0)" } ?? "accepted")".contains("search-index.json"), "\(String(describing: e))")
+        // The head of an index with everything after it copied is checked as a whole index.
+        let head = Array(#"{"version":"","generatedAt":"2023-11-14T22:13:20Z","totalProducts":1"#.utf8) + SearchIndexOutput.emptyRest
+        XCTAssertNotNil(head.withUnsafeBytes { checker.check(text: $0, path: "search-index.json", kind: SearchIndexOutput.full) }, "an empty version passed")
     }
 
     /// A damaged cache (one byte flipped), a deleted one and one made by another build of the tool are each ignored,

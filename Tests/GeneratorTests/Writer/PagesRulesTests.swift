@@ -20,6 +20,7 @@ final class PagesRulesTests: XCTestCase {
                 case .bytes(let b): return OutputFile(path: path, bytes: b, asset: Self.asset)
                 case .deferred(let weight, let render): return OutputFile(path: path, kind: Self.kind, weight: weight, render: render)
                 case .streamed(let weight, let write): return OutputFile(path: path, kind: Self.kind, weight: weight, write: write)
+                case .fragmented(let weight, let write): return OutputFile(path: path, kind: Self.kind, weight: weight, fragments: write)
                 }
             }, kinds: [Self.kind])
         }

@@ -7,25 +7,30 @@ import Indexer
 /// in `Indexer/SeedIndex.swift`; the compact one keeps only the words of name, brand and category that tell
 /// products apart, and drops the per-product keyword lists, image URLs and the derivable brand and category maps.
 struct SearchIndexOutput: CatalogOutput {
+    /// One product's entry: also the schema its fragment is checked against when the rest of the index is copied.
+    static let entry = S.object([
+        "id": S.nonEmptyString, "name": S.string, "brand": S.string, "category": S.string,
+        "price": S.nullable(S.nonNegativeNumber), "rating": S.nullable(S.number(min: 0, max: 5)),
+        "keywords": S.array(S.string), "imageUrl": S.string,
+    ])
     static let schema = S.object([
         "version": S.nonEmptyString,
         "generatedAt": S.dateTime,
         "totalProducts": S.nonNegativeInteger,
-        "products": S.array(S.object([
-            "id": S.nonEmptyString, "name": S.string, "brand": S.string, "category": S.string,
-            "price": S.nullable(S.nonNegativeNumber), "rating": S.nullable(S.number(min: 0, max: 5)),
-            "keywords": S.array(S.string), "imageUrl": S.string,
-        ])),
+        "products": S.array(entry),
         "keywords": S.map(S.array(S.nonEmptyString, minItems: 1)),
         "categories": S.map(S.array(S.nonEmptyString, minItems: 1)),
         "brands": S.map(S.array(S.nonEmptyString, minItems: 1)),
     ])
     static let full = OutputKind(name: "search-index", pathTemplate: "search-index.json",
                                  summary: "Keyword search index in the design document's SearchIndex shape (exact lookup of lowercased words).",
-                                 schema: schema)
+                                 schema: schema, fragments: [SeedIndex.entryFragment: entry])
     static let compact = OutputKind(name: "search-index-compact", pathTemplate: "search-index-compact.json",
                                     summary: "Smaller SearchIndex for the SearchManager: distinguishing words of name, brand and category only; no per-product keyword lists, image URLs or brand and category maps.",
-                                    schema: schema)
+                                    schema: schema, fragments: [SeedIndex.entryFragment: entry])
+    /// What follows the head of an index with no products: with the head, a whole index the schema checks (the
+    /// head's members, when everything after them was copied).
+    static let emptyRest = Array(#","products":[],"keywords":{},"categories":{},"brands":{}}"#.utf8)
     var kinds: [OutputKind] { [Self.full, Self.compact] }
 
     static func documents(_ c: CatalogContext) -> [SearchDocument] {
@@ -46,17 +51,58 @@ struct SearchIndexOutput: CatalogOutput {
         }
     }
 
+    /// An entry's key: the product, whether compact, and the catalog context.
+    static func entryKeys(_ c: CatalogContext, compact: Bool) -> [Fingerprint]? {
+        guard let context = c.contextFingerprint else { return nil }
+        return c.searchOrder.map { i in
+            var h = FingerprintHasher("seed-entry")
+            h.add(compact); h.add(context); h.add(c.model.productFingerprints[i])
+            return h.finish()
+        }
+    }
+
+    /// The tail's key (keyword, category and brand maps): every document's searchable text, in the file's order.
+    static func tailKey(_ docs: [SearchDocument], order: [Int], compact: Bool, context: Fingerprint) -> Fingerprint {
+        var h = FingerprintHasher("seed-tail")
+        h.add(compact); h.add(context); h.add(docs.count)
+        for i in order {
+            let d = docs[i]
+            h.add(d.id); h.add(d.name); h.add(d.brand); h.add(d.category); h.add(d.description)
+            h.add(d.brandIsSearchable); h.add(d.categoryIsSearchable)
+        }
+        return h.finish()
+    }
+
+    /// What to check of an index that copied fragments: the entries it wrote, and its head as a whole index.
+    static func checks(_ text: JSONStream, _ reuse: FragmentReuse<Fingerprint>) -> [FragmentCheck] {
+        text.withBytes { bytes in
+            reuse.renderedRanges.map { name, r in
+                let part = Array(bytes[r])
+                return name == SeedIndex.headFragment ? FragmentCheck(bytes: part + emptyRest, fragment: nil) : FragmentCheck(bytes: part, fragment: name)
+            }
+        }
+    }
+
     func render(_ c: CatalogContext) throws -> [OutputFile] {
         // Streamed: each index is built and written as text when it is validated and staged, and released right after
-        // (the full index of 100,000 products would be 12 million JSON values).
+        // (the full index of 100,000 products would be 12 million JSON values). Written from fragments (one per
+        // entry, and the maps): a rebuild after price changes copies all but the changed entries.
         let docs = Self.documents(c)
         let (version, generatedAt, threads) = (c.model.dataVersion, c.generatedAt, c.threads)
         let weight = docs.count * 100
+        let context = c.contextFingerprint
+        let fullKeys = Self.entryKeys(c, compact: false), compactKeys = Self.entryKeys(c, compact: true)
         var files = [
-            OutputFile(path: "search-index.json", kind: Self.full, stampsBuildTime: true, weight: weight) {
-                try SeedIndex.write(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads, to: $0)
+            OutputFile(path: "search-index.json", kind: Self.full, stampsBuildTime: true, weight: weight) { out, reuse in
+                guard let context, let keys = fullKeys else {
+                    try SeedIndex.write(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads, to: out)
+                    return []
+                }
+                let fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: Self.tailKey(docs, order: Array(docs.indices), compact: false, context: context), reuse: reuse)
+                try SeedIndex.write(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads, fragments: fragments, to: out)
+                return Self.checks(out, reuse)
             },
-            OutputFile(path: "search-index-compact.json", kind: Self.compact, stampsBuildTime: true, weight: weight / 2) {
+            OutputFile(path: "search-index-compact.json", kind: Self.compact, stampsBuildTime: true, weight: weight / 2) { out, reuse in
                 // Category-first order suits the compact index, whose entries carry no keyword lists or image URLs:
                 // names within a category share more words than names within a brand (real corpus: −2 % gzip).
                 // (Compared by ranks: string comparisons would retain the strings the full index reads at the same time.)
@@ -68,7 +114,13 @@ struct SearchIndexOutput: CatalogOutput {
                     if names[a] != names[b] { return names[a] < names[b] }
                     return docs[a].id < docs[b].id
                 }
-                try SeedIndex.write(docs, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads, to: $0)
+                guard let context, let keys = compactKeys else {
+                    try SeedIndex.write(docs, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads, to: out)
+                    return []
+                }
+                let fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: Self.tailKey(docs, order: order, compact: true, context: context), reuse: reuse)
+                try SeedIndex.write(docs, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads, fragments: fragments, to: out)
+                return Self.checks(out, reuse)
             },
         ]
         // Each lists every product, with the build time.

@@ -6,7 +6,7 @@ import Schemas
 struct CollectionItemOutput: CollectionOutput {
     func kind(_ decl: CollectionDeclaration) -> OutputKind {
         OutputKind(name: "collection-\(decl.name)-item", pathTemplate: "collections/\(decl.name)/items/{id}.json",
-                   summary: "One item of the \(decl.title) collection, typed as declared in \(decl.file).",
+                   summary: "One item of the \(decl.title) collection, typed as declared in collections/\(decl.name).json of the input.",
                    schema: CollectionOutputs.itemSchema(decl.fields))
     }
 
