@@ -162,6 +162,7 @@ enum SummaryText {
             lines.append("Built \(out): version \(s.version) (\(s.currentVersion)), \(s.fileCount) files, \(s.totalBytes) bytes in \(String(format: "%.2f", seconds)) s")
             lines.append("  \(s.fileCount - 2) files in the file index, plus the index itself and update-manifest.json")
             lines.append("  written \(s.written), unchanged \(s.linked)" + (s.reused > 0 ? " (\(s.reused) kept by the build cache without rendering)" : "")
+                         + (s.copiedFragments > 0 ? ", \(s.copiedFragments) index entries copied" : "")
                          + (s.inPlace ? "; applied in place" : ""))
             lines.append("  stages: " + s.stageSeconds.map { "\($0.0) \(String(format: "%.2f", $0.1)) s" }.joined(separator: ", "))
         }

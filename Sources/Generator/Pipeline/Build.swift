@@ -399,7 +399,13 @@ public enum Build {
             errors.withUnsafeMutableBufferPointer { errs in
                 Parallel.forEach(order, threads: threads) { worker, i in
                     let f = inputs[i], checker = checkers[worker]
-                    defer { inputs[i] = f.withoutContent(); ticker?.advance() }
+                    let started = TraceClock.isOn ? Date() : nil
+                    defer {
+                        inputs[i] = f.withoutContent(); ticker?.advance()
+                        if let started, Date().timeIntervalSince(started) > 0.05 {
+                            FileHandle.standardError.write(Data("  [trace] file \(f.path): \(String(format: "%.3f", Date().timeIntervalSince(started))) s\n".utf8))
+                        }
+                    }
                     let schema = f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath }
                     // Made from the same inputs as the output's file: kept as it is (checked when it was made).
                     if let fp = f.fingerprint, let c = cache[f.path], c.fingerprint == fp, staged.keep(f.path, sha256: c.sha256, size: c.size) {
