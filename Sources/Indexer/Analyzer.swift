@@ -26,19 +26,20 @@ public struct Analyzer: Sendable {
             return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
         }
         var out = String.UnicodeScalarView()
-        func append(decomposing run: String.UnicodeScalarView) {
-            for u in String(run).decomposedStringWithCompatibilityMapping.unicodeScalars {
-                switch u.properties.generalCategory {
-                case .nonspacingMark, .spacingMark, .enclosingMark: continue
-                default: out.append(u)
-                }
+        func keep(_ u: Unicode.Scalar) {
+            switch u.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: return
+            default: out.append(u)
             }
+        }
+        func append(decomposing run: String.UnicodeScalarView) {
+            for u in String(run).decomposedStringWithCompatibilityMapping.unicodeScalars { keep(u) }
         }
         if text.unicodeScalars.contains(where: isKeptAsIs) {
             // A kept scalar is a starter that decomposes to itself: the text is decomposed around it.
             var run = String.UnicodeScalarView()
             for u in text.unicodeScalars {
-                if isKeptAsIs(u) { append(decomposing: run); run = .init(); append(decomposing: .init([u])) } else { run.append(u) }
+                if isKeptAsIs(u) { append(decomposing: run); run = .init(); keep(u) } else { run.append(u) }
             }
             append(decomposing: run)
         } else {

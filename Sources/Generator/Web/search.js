@@ -40,12 +40,11 @@ const JOINERS = "/-.'\u2019";
 export function fold(text) {
   if (ASCII.test(text)) return text.toLowerCase();
   let out = "", run = "";
-  const flush = () => {
-    for (const c of run.normalize("NFKD")) if (!MARK.test(c)) out += c.toLowerCase();
-    run = "";
-  };
+  const keep = (c) => { if (!MARK.test(c)) out += c.toLowerCase(); };
+  const flush = () => { for (const c of run.normalize("NFKD")) keep(c); run = ""; };
   for (const c of text) {
-    if (inRanges(KEPT, c.codePointAt(0))) { flush(); run = c; flush(); } else run += c;
+    // A kept code point is a starter that decomposes to itself: the text is decomposed around it.
+    if (inRanges(KEPT, c.codePointAt(0))) { flush(); keep(c); } else run += c;
   }
   flush();
   return out;
