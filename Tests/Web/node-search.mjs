@@ -15,8 +15,10 @@ globalThis.fetch = async (url, init) => {
 
 const script = pathToFileURL(process.argv[2]).href;
 const limit = Number(process.argv[3] ?? 10);
-let input = "";
-for await (const chunk of process.stdin) input += chunk;
+// Whole bytes first: a chunk may end inside a character.
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk);
+const input = Buffer.concat(chunks).toString("utf8");
 for (const query of JSON.parse(input)) {
   // A fresh module per query, so each query's downloads are its own (as a first query on a page).
   const m = await import(script + "?" + encodeURIComponent(query));
