@@ -15,9 +15,12 @@ public final class OutputKind: Sendable {
     public let summary: String
     /// Draft 2020-12 schema body; `$schema`, `$id` and `title` are added when published.
     public let schema: JSON
+    /// The type's name in `types/index.d.ts` when it is declared (a collection's `types`); otherwise the design
+    /// documents' model name or the openapi.json component name (see `TypeScriptTypes`).
+    public let typeName: String?
 
-    public init(name: String, pathTemplate: String, summary: String, schema: JSON) {
-        self.name = name; self.pathTemplate = pathTemplate; self.summary = summary; self.schema = schema
+    public init(name: String, pathTemplate: String, summary: String, schema: JSON, typeName: String? = nil) {
+        self.name = name; self.pathTemplate = pathTemplate; self.summary = summary; self.schema = schema; self.typeName = typeName
     }
 
     public var schemaPath: String { "schemas/\(name).schema.json" }
