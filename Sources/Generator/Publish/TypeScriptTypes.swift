@@ -20,6 +20,28 @@ public enum TypeScriptTypes {
         "search-index": "SearchIndex", "auction-property": "PropertyResponse", "nba-totals": "TotalsAnalysisResponse",
         "json-schema": "JSONSchemaDocument",
     ]
+    /// Parts of a kind the documents name as models of their own, by path: a property name, `[]` for an array's
+    /// items, `?` for the value of a nullable (deepest first, so an outer part refers to an inner one by name).
+    static let partNames: [String: [(path: [String], name: String)]] = [
+        "nba-totals": [(["games", "[]", "monte_carlo", "?"], "MonteCarloResult"), (["games", "[]", "ev_metrics", "?"], "EVMetrics"),
+                       (["games", "[]"], "TotalsAnalysisGame")],
+        "category-page": [(["products", "[]"], "Product")],
+        "category-index": [(["categories", "[]"], "Category")],
+        "search-index": [(["products", "[]"], "SearchProduct")],
+    ]
+
+    static func part(_ schema: JSON, _ path: [String]) -> JSON? {
+        var s: JSON? = schema
+        for step in path {
+            switch step {
+            case "[]": s = s?["items"]
+            case "?": s = s?["anyOf"]?.arrayValue?.first { $0 != .obj(["type": "null"]) }
+            default: s = s?["properties"]?[step]
+            }
+        }
+        return s
+    }
+
     /// Lists whose element the documents name: the kind's type is an array of it.
     static let elementNames: [String: String] = [
         "nba-teams": "TeamStanding", "nba-season-teams": "TeamStanding", "nba-games": "Game", "nba-season-games": "Game",
@@ -47,6 +69,11 @@ public enum TypeScriptTypes {
         for k in sorted {
             let schema = body(k)
             let doc = "\(k.pathTemplate): \(k.summary)"
+            for (path, partName) in partNames[k.name] ?? [] {
+                guard let p = part(schema, path), !named.contains(where: { $0.name == partName }) else { continue }
+                emit(partName, "Part of \(k.pathTemplate) (\(path.joined(separator: ".")))", type(p, named: named, depth: 0))
+                named.append((p, partName))
+            }
             if let element = elementNames[k.name], let items = schema["items"], schema["type"] == "array" {
                 emit(element, "An element of \(k.pathTemplate).", type(items, named: named, depth: 0))
                 named.append((items, element))

@@ -6,7 +6,8 @@ import Schemas
 /// `types/index.d.ts` of the default tree, checked by the TypeScript compiler (`tsc --noEmit --strict`): the app
 /// program committed in Tests/Web/types reads every kind with it, and one file of each kind of the tree, written
 /// as a literal of its kind's type, type-checks (so the types accept the real files, closed objects included); a
-/// file with a field missing, one too many and one of the wrong type does not.
+/// file with a field missing, one too many and one of the wrong type does not. The program then runs in Node over
+/// the tree.
 final class TypeScriptTypesTests: XCTestCase {
     static let tree: Result<URL, Error> = Result {
         let out = TestSupport.tempDir("ts-default").appendingPathComponent("dist")
@@ -51,7 +52,8 @@ final class TypeScriptTypesTests: XCTestCase {
         let program = try String(contentsOf: dir.appendingPathComponent("app.ts"), encoding: .utf8)
         for k in kinds { XCTAssertTrue(program.contains("load(base, \"\(k)\""), "app.ts reads no \(k)") }
         for name in ["ProductDetail", "CategoryResponse", "TotalsAnalysisResponse", "PropertyResponse", "AppConfig", "UpdateManifest",
-                     "FeaturedContent", "CategoryIndex", "SearchIndex", "TeamStanding", "Game", "PlayerStats", "Property", "PropertyListData", "School"] {
+                     "FeaturedContent", "CategoryIndex", "SearchIndex", "TeamStanding", "Game", "PlayerStats", "Property", "PropertyListData", "School",
+                     "TotalsAnalysisGame", "MonteCarloResult", "EVMetrics", "Product", "Category", "SearchProduct"] {
             XCTAssertTrue(declared.contains("export type \(name) = "), name)
         }
 
@@ -72,6 +74,20 @@ final class TypeScriptTypesTests: XCTestCase {
         // The wrong page is refused (tsc reports the first problem of a literal: the extra field).
         XCTAssertTrue(errors.contains { $0.hasPrefix("wrong.ts") }, r.output)
         XCTAssertNotEqual(r.status, 0)
+
+        // The program also runs: compiled to JavaScript and run in Node over the tree's files, it reads every kind
+        // (a path or field the types allowed but the tree lacked would throw), and its search is the reference's.
+        try WebTools.requireNode()
+        let built = try TestSupport.run(["tsc", "--strict", "--allowJs", "--target", "es2022", "--module", "es2022", "--moduleResolution", "node",
+                                         "--lib", "es2022,dom", "--outDir", "out", "app.ts"], cwd: dir)
+        XCTAssertEqual(built.status, 0, built.output)
+        let ran = try TestSupport.run(["node", WebTools.folder.appendingPathComponent("types/run.mjs").path, "out", tree.path], cwd: dir)
+        XCTAssertEqual(ran.status, 0, ran.output)
+        let lines = ran.output.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.first?.hasPrefix("version ") == true, ran.output)
+        let hits = try TreeSearch.run(dist: tree, query: "cordless drill", index: .ranked, limit: 5)
+        XCTAssertTrue(lines.contains("\(hits.total) results: " + hits.hits.map(\.name).joined(separator: ", ")), ran.output)
+        XCTAssertGreaterThanOrEqual(lines.count, 20, ran.output)
     }
 
     /// Every index folder of the default tree has the module (the same bytes, those of the template) and the page,

@@ -28,9 +28,10 @@ export async function main(base: URL): Promise<string[]> {
 
   // Catalog.
   const categories: T.CategoryIndex = await load(base, "category-index", "categories/index.json");
-  const first = categories.categories[0];
+  const first: T.Category = categories.categories[0];
   const page: T.CategoryResponse = await load(base, "category-page", `categories/${first.id}.json`);
-  out.push(`${page.category_name}: ${page.total_products} products, next ${page.next_page ?? "none"}`);
+  const listed: T.Product = page.products[0];
+  out.push(`${page.category_name}: ${page.total_products} products, next ${page.next_page ?? "none"}, ${listed.name} ${listed.price ?? "-"}`);
   const product: T.ProductDetail = await load(base, "product-details", `products/${page.products[0].product_id}/details.json`);
   out.push(`${product.title} by ${product.brand.name}: ${product.pricing.currentPrice} ${product.pricing.currency}, ${product.rating.average}`);
   const featured: T.FeaturedContent = await load(base, "featured-content", "featured-content.json");
@@ -41,7 +42,8 @@ export async function main(base: URL): Promise<string[]> {
   out.push(`${summary.dataVersion} ${offline.budgetBytes} ${links.scheme}`);
   const full: T.SearchIndex = await load(base, "search-index", "search-index.json");
   const compact: T.SearchIndexCompact = await load(base, "search-index-compact", "search-index-compact.json");
-  out.push(`${full.totalProducts} ${compact.products.length} ${full.products[0].name}`);
+  const entry: T.SearchProduct = full.products[0];
+  out.push(`${full.totalProducts} ${compact.products.length} ${entry.name} ${full.keywords["drill"]?.length ?? 0}`);
   const meta: T.SearchMeta = await load(base, "search-meta", "search/meta.json");
   const terms: T.SearchTerms = await load(base, "search-terms", meta.termShards[0].path);
   const vocabulary: T.SearchVocabulary = await load(base, "search-vocabulary", meta.vocabulary[0].path);
@@ -63,13 +65,19 @@ export async function main(base: URL): Promise<string[]> {
   // NBA.
   const totals: T.TotalsAnalysisResponse = await load(base, "nba-totals", "nba/totals/latest.json");
   out.push(`${totals.n_games} games, ${totals.games.map((g) => g.game_id).join(" ")}`);
+  const analysed: T.TotalsAnalysisGame[] = totals.games;
+  for (const g of analysed) {
+    const mc: T.MonteCarloResult | null = g.monte_carlo, ev: T.EVMetrics | null = g.ev_metrics;
+    out.push(`${g.home_abbr}-${g.away_abbr}: over ${mc?.p_over ?? "-"}, ${ev?.recommended_bet ?? "no line"}`);
+  }
   const backtest: T.NbaBacktest = await load(base, "nba-backtest", "nba/totals/backtest.json");
   const teams: T.NbaTeams = await load(base, "nba-teams", "nba/teams.json");
   const games: T.NbaGames = await load(base, "nba-games", "nba/games.json");
   const players: T.NbaPlayers = await load(base, "nba-players", "nba/players.json");
   const standing: T.TeamStanding = teams[0], game: T.Game = games[0], player: T.PlayerStats = players[0];
   out.push(`${backtest.method} ${standing.full_name} ${standing.win_pct} ${game.home_team} ${player.points_avg}`);
-  const season = game.game_date.slice(0, 4);
+  // The backtest lists the seasons (e.g. "2022-23"), each with a folder of its own.
+  const season = Object.keys(backtest.seasons)[0];
   const seasonTeams: T.NbaSeasonTeams = await load(base, "nba-season-teams", `nba/seasons/${season}/teams.json`);
   const seasonGames: T.NbaSeasonGames = await load(base, "nba-season-games", `nba/seasons/${season}/games.json`);
   const seasonPlayers: T.NbaSeasonPlayers = await load(base, "nba-season-players", `nba/seasons/${season}/players.json`);
