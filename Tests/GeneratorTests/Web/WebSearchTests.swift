@@ -94,6 +94,28 @@ final class WebSearchTests: XCTestCase {
         XCTAssertTrue(want.dropFirst(cold.count + 1).contains { $0.files.isEmpty }, "the warm client never used its cache")
     }
 
+    /// A collection's module (in collections/listings/search/, three folders deep) on the default tree: queries made
+    /// from the listings' addresses, cities and features agree with the reference client of that folder.
+    func testCollectionModuleAgreesWithTheReference() throws {
+        try WebTools.requireChromium()
+        let tree = try TypeScriptTypesTests.tree.get()
+        let folder = "collections/listings/search"
+        var names: [String] = []
+        let meta = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent("\(folder)/meta.json")))
+        for s in meta["store"]?["shards"]?.arrayValue ?? [] {
+            let shard = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent(s["path"]!.stringValue!)))
+            for d in shard["documents"]?.arrayValue ?? [] {
+                names += ["street_address", "city", "property_type"].compactMap { d[$0]?.stringValue }
+            }
+        }
+        let cold = ["condo", "Cambridge", "somervile", "single family", "ave", ""]
+        let warm = SearchQueries.generated(from: names, count: 100, seed: 7)
+        let (checked, problems, want) = try Self.compareInChromium(tree: tree, folder: folder, cold: cold, warm: warm)
+        XCTAssertEqual(checked, cold.count + warm.count)
+        XCTAssertEqual(problems, [], problems.prefix(20).joined(separator: "\n"))
+        XCTAssertGreaterThan(want.filter { $0.total > 0 }.count, checked / 2)
+    }
+
     /// The page, used with the keyboard in Chromium: results for `?q=`, arrows move the selection (and wrap),
     /// typing updates the results and the address, Escape clears, Enter opens the selected result; every URL it
     /// loads is inside the tree. A phone-sized screenshot is not blank and shows the result titles' colour.
