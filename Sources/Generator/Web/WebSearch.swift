@@ -33,6 +33,9 @@ enum WebSearch {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
+    /// Every template (the build's input fingerprint covers them: they can change without the executable).
+    static let templates = [("search", "js"), ("search", "html")]
+
     /// A template's bytes (read once per process).
     static func template(_ name: String, _ ext: String) throws -> [UInt8] {
         let key = "\(name).\(ext)"
