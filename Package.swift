@@ -29,6 +29,9 @@ let package = Package(
         .target(name: "Generator", dependencies: [
             "Schemas", "Indexer", "CZlib", "TreeClient",
             .product(name: "Crypto", package: "swift-crypto"),
+        ], resources: [
+            // The browser search module and page published beside each ranked index (see Generator/Web).
+            .copy("Web/search.js"), .copy("Web/search.html"),
         ]),
         // `generator serve`: kept out of Generator and TreeClient, so neither they nor apps get the HTTP server.
         .target(name: "PreviewServer", dependencies: [

@@ -3,7 +3,8 @@
 # deterministic synthetic 50k catalog, side by side in one run. Prints index build time and peak memory, raw and
 # gzip bytes of each index, and the bytes a client downloads for a one-word and a three-word query (ours: meta +
 # term shards + store shards of the first page, via `generator search`; Pagefind: its own browser client run in
-# Node against the site over loopback, including pagefind.js, the wasm, index chunks and the first 10 fragments).
+# Node against the site over loopback, including pagefind.js, the wasm, index chunks and the first 10 fragments;
+# and ours again in headless Chromium through search/search.js, by Benchmarks/search/browser-query.sh).
 # Pagefind indexes one HTML page per priced product with the same fields (name, brand, category, description).
 # Not a test (figures vary). Usage: Benchmarks/search/run.sh [N=50000]
 set -euo pipefail
@@ -35,6 +36,8 @@ for set in real "$N"; do
   for q in "$q1" "$q3"; do
     echo "  query \"$q\": $("$BIN" search "$out" "$q" --index ranked | grep '^downloaded')"
   done
+  # The same queries in a browser: search/search.js in headless Chromium, the module itself included.
+  Benchmarks/search/browser-query.sh "$out" "$q1" "$q3" | sed 's/^/  browser (search.js): /'
   # Pagefind over one HTML page per product.
   site="$SHM/pf-$set"
   python3 - "$in/catalog/products.jsonl" "$site" <<'PY'

@@ -15,21 +15,46 @@ public struct Analyzer: Sendable {
 
     public init() {}
 
-    /// Lowercased, diacritics-free text (NFKD, combining marks dropped).
+    /// Lowercased, diacritics-free text: NFKD, combining marks (Mn, Mc, Me) dropped, then each scalar lowercased on
+    /// its own (full mapping, no context: a final Σ is σ). Decompositions are Unicode 15.1's: the code points whose
+    /// compatibility decomposition came with Unicode 16 or 17 (`keptAsIs`) are kept as they are, whatever version
+    /// Foundation's NFKD has, so this definition does not move with the toolchain (and the web client, whose
+    /// browser may know newer decompositions, can match it exactly).
     public static func fold(_ text: String) -> String {
         // ASCII needs no decomposition: lowercase the bytes directly (most catalog text is ASCII).
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
         }
         var out = String.UnicodeScalarView()
-        for u in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
+        func keep(_ u: Unicode.Scalar) {
             switch u.properties.generalCategory {
-            case .nonspacingMark, .spacingMark, .enclosingMark: continue
+            case .nonspacingMark, .spacingMark, .enclosingMark: return
             default: out.append(u)
             }
         }
+        func append(decomposing run: String.UnicodeScalarView) {
+            for u in String(run).decomposedStringWithCompatibilityMapping.unicodeScalars { keep(u) }
+        }
+        if text.unicodeScalars.contains(where: isKeptAsIs) {
+            // A kept scalar is a starter that decomposes to itself: the text is decomposed around it.
+            var run = String.UnicodeScalarView()
+            for u in text.unicodeScalars {
+                if isKeptAsIs(u) { append(decomposing: run); run = .init(); keep(u) } else { run.append(u) }
+            }
+            append(decomposing: run)
+        } else {
+            append(decomposing: text.unicodeScalars)
+        }
         return String(out).lowercased()
     }
+
+    /// Code points whose compatibility decomposition was added in Unicode 16.0 or 17.0 (outlined Latin letters and
+    /// digits, and a few letters of Vithkuqi, Tulu-Tigalari, Kirat Rai and Latin): `fold` keeps them as they are.
+    public static let keptAsIs: [ClosedRange<UInt32>] = [
+        0xA7F1...0xA7F1, 0x105C9...0x105C9, 0x105E4...0x105E4, 0x11383...0x11383, 0x11385...0x11385,
+        0x1138E...0x1138E, 0x11391...0x11391, 0x16D68...0x16D6A, 0x1CCD6...0x1CCF9,
+    ]
+    static func isKeptAsIs(_ u: Unicode.Scalar) -> Bool { u.value >= 0xA7F1 && keptAsIs.contains { $0.contains(u.value) } }
 
     /// Words before stemming and stop-word removal, in text order (duplicates kept).
     public static func words(_ text: String) -> [String] {
@@ -123,7 +148,10 @@ public struct Analyzer: Sendable {
         return words
     }
 
-    /// Light English stemming: possessives, then plural endings. Words with digits are kept as they are.
+    /// Light English stemming: possessives, then plural endings. Words with a number are kept as they are.
+    /// Like every count, comparison and split of words here (and in `Query`), it works on characters (extended
+    /// grapheme clusters); in folded text those are single scalars but for Hangul jamo sequences and a prepended
+    /// letter with what follows it.
     public static func stem(_ word: String) -> String {
         if word.utf8.allSatisfy({ $0 < 0x80 }) { return asciiStem(word) }
         return unicodeStem(word)
@@ -152,13 +180,22 @@ public struct Analyzer: Sendable {
         var w = word
         if w.hasSuffix("'s") { w.removeLast(2) } else if w.hasSuffix("'") { w.removeLast() }
         if w.utf8.contains(0x27) { w.removeAll { $0 == "'" } }
-        guard w.count > 3, !w.contains(where: \.isNumber) else { return w }
+        // A number is a scalar of general category Nd, Nl or No (not Character.isNumber, which also counts CJK
+        // ideographs with a numeric value: a rule no other client could follow without Unicode's numeric tables).
+        guard w.count > 3, !w.unicodeScalars.contains(where: isNumber) else { return w }
         if w.hasSuffix("ies"), w.count > 4 { return String(w.dropLast(3)) + "y" }
         if w.hasSuffix("sses") || w.hasSuffix("xes") || w.hasSuffix("zes") || w.hasSuffix("ches") || w.hasSuffix("shes") {
             return String(w.dropLast(2))
         }
         if w.hasSuffix("s"), !w.hasSuffix("ss"), !w.hasSuffix("us"), !w.hasSuffix("is") { return String(w.dropLast()) }
         return w
+    }
+
+    static func isNumber(_ u: Unicode.Scalar) -> Bool {
+        switch u.properties.generalCategory {
+        case .decimalNumber, .letterNumber, .otherNumber: return true
+        default: return false
+        }
     }
 
     /// Index terms of a text: stemmed words without stop words, in text order (duplicates kept, for term frequency).

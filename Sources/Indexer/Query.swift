@@ -22,22 +22,37 @@ public final class Query {
         public let stored: JSON
     }
 
+    /// Parsed files that several clients of one tree may share (one client per first query, each reporting what a
+    /// first query downloads, without parsing the same shards again). Not thread-safe: one thread at a time.
+    public final class Files {
+        var parsed: [String: (json: JSON, bytes: Int)] = [:]
+        public init() {}
+    }
+
     let load: (String) throws -> [UInt8]
     public private(set) var fetched: [(path: String, bytes: Int)] = []
     var cache: [String: JSON] = [:]
+    let shared: Files?
     private var metaValue: JSON = .null
 
-    public init(metaPath: String, load: @escaping (String) throws -> [UInt8]) throws {
+    public init(metaPath: String, shared: Files? = nil, load: @escaping (String) throws -> [UInt8]) throws {
         self.load = load
+        self.shared = shared
         metaValue = try file(metaPath)
     }
 
     func file(_ path: String) throws -> JSON {
         if let j = cache[path] { return j }
+        if let f = shared?.parsed[path] {
+            fetched.append((path, f.bytes))
+            cache[path] = f.json
+            return f.json
+        }
         let bytes = try load(path)
         fetched.append((path, bytes.count))
         let j = try JSONReader.parse(bytes)
         cache[path] = j
+        shared?.parsed[path] = (j, bytes.count)
         return j
     }
 

@@ -53,6 +53,9 @@ public struct CollectionDeclaration: Sendable {
     /// Searchable fields with their BM25 weight.
     public var search: [(field: String, weight: Double)]
     public var facets: [String]
+    /// Type names in `types/index.d.ts` for the collection's `item`, `page` and `index` kinds (the app's models,
+    /// e.g. `Property`, `PropertyListData`); unnamed ones are named from the kind.
+    public var typeNames: [String: String] = [:]
 
     public func field(_ key: String) -> Field? { fields.first { $0.key == key } }
 
@@ -159,9 +162,23 @@ public struct CollectionDeclaration: Sendable {
                 throw BuildError(file: file, field: "facets", "\(Excerpt.quote(f)) is \(d.type.rawValue); facets count values of enum, boolean, string or array fields")
             }
         }
+        var typeNames: [String: String] = [:]
+        if let tv = o.raw("types") {
+            var t = try StrictObject(tv, file: file, path: "types")
+            for key in ["item", "page", "index"] {
+                guard let n = try t.optionalString(key) else { continue }
+                guard n.range(of: "^[A-Z][A-Za-z0-9]*$", options: .regularExpression) != nil else {
+                    throw BuildError(file: file, field: "types.\(key)", "\(Excerpt.quote(n)) is not a type name (a capital letter, then letters and digits)")
+                }
+                typeNames[key] = n
+            }
+            try t.finish()
+        }
         try o.finish()
-        return CollectionDeclaration(name: name, file: file, title: title, sources: sources, idField: idField, fields: fields,
-                                     keyStyle: keyStyle, list: listShape, sort: sort, search: search, facets: facets)
+        var declaration = CollectionDeclaration(name: name, file: file, title: title, sources: sources, idField: idField, fields: fields,
+                                                keyStyle: keyStyle, list: listShape, sort: sort, search: search, facets: facets)
+        declaration.typeNames = typeNames
+        return declaration
     }
 
     static func parseField(_ key: String, _ json: JSON, file: String) throws -> Field {
@@ -239,6 +256,9 @@ public struct CollectionDeclaration: Sendable {
             "sort": S.optional(S.array(S.object(["field": S.nonEmptyString, "order": S.optional(S.enumeration(["asc", "desc"]))]))),
             "search": S.optional(S.map(.obj(["type": "number", "exclusiveMinimum": 0]))),
             "facets": S.optional(S.array(S.nonEmptyString)),
+            "types": S.optional(S.object(["item": S.optional(S.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
+                                          "page": S.optional(S.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
+                                          "index": S.optional(S.string(pattern: "^[A-Z][A-Za-z0-9]*$"))])),
         ])
 }
 

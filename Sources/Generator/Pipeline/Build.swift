@@ -202,6 +202,9 @@ public enum Build {
         for k in kinds.values.sorted(by: { $0.name < $1.name }) {
             files.append(OutputFile(path: k.schemaPath, json: SchemaPublisher.document(for: k, baseURL: site.baseURL), kind: SchemaPublisher.metaKind))
         }
+        // TypeScript declarations of every kind used (the schema files' own kind aside: a JSON Schema document).
+        files.append(OutputFile(path: TypeScriptTypes.path, bytes: TypeScriptTypes.render(kinds: Array(kinds.values) + [SchemaPublisher.metaKind], site: site),
+                                asset: TypeScriptTypes.asset))
         files.append(OutputFile(path: ".nojekyll", bytes: [], asset: NotFoundPage.noJekyll))
         files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site), asset: NotFoundPage.asset))
         // Content-named files are built on a thread of their own while the others are checked and written.

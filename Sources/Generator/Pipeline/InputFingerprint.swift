@@ -11,6 +11,8 @@ enum InputFingerprint {
         // The running executable: a rebuilt compiler may render differently.
         if let exe = try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/exe")) { h.update(data: exe) }
         else { h.update(data: Array(CommandLine.arguments[0].utf8)) }
+        // And its web templates, which are resource files beside it, not part of the executable.
+        for (name, ext) in WebSearch.templates { h.update(data: (try? WebSearch.template(name, ext)) ?? []) }
         let root = try InputFiles.root(input)
         // The walk never follows a link and never opens anything but a regular file: a link is hashed as its
         // target's text (a file it reaches inside the input is hashed where it lies; one outside is never read,

@@ -19,9 +19,13 @@ public final class OutputKind: Sendable {
     /// Schemas of the parts of a file written from fragments (`Content.fragmented`), by name: when a build copies
     /// most of such a file from the previous tree, it checks the parts it rendered against these.
     public let fragments: [String: JSON]
+    /// The type's name in `types/index.d.ts` when it is declared (a collection's `types`); otherwise the design
+    /// documents' model name or the openapi.json component name (see `TypeScriptTypes`).
+    public let typeName: String?
 
-    public init(name: String, pathTemplate: String, summary: String, schema: JSON, fragments: [String: JSON] = [:]) {
+    public init(name: String, pathTemplate: String, summary: String, schema: JSON, fragments: [String: JSON] = [:], typeName: String? = nil) {
         self.name = name; self.pathTemplate = pathTemplate; self.summary = summary; self.schema = schema; self.fragments = fragments
+        self.typeName = typeName
     }
 
     public var schemaPath: String { "schemas/\(name).schema.json" }

@@ -43,6 +43,8 @@ public enum ContentTypes {
         binary("application/gzip", "gz")
         binary("audio/mpeg", "mp3")
         binary("video/mp4", "mp4")
+        // mime-db's (so GitHub Pages'): a .ts file is an MPEG transport stream to a static host, TypeScript or not.
+        binary("video/mp2t", "ts")
         return m
     }()
 

@@ -87,8 +87,9 @@ final class NBABacktestTests: XCTestCase {
         let png = TestSupport.tempDir("nba-svg").appendingPathComponent("backtest.png")
         let r = try TestSupport.run(["rsvg-convert", "-o", png.path, svg.path])
         XCTAssertEqual(r.status, 0, r.output)
-        let looked = try TestSupport.run(["python3", "-c", Self.pngScript, png.path,
-                                          BacktestChart.rawColour, BacktestChart.calibratedColour, BacktestChart.strongColour, BacktestChart.leanColour])
+        let looked = try TestSupport.run(["python3", "-c", TestSupport.pngScript, png.path,
+                                          "raw=" + BacktestChart.rawColour, "calibrated=" + BacktestChart.calibratedColour,
+                                          "strong=" + BacktestChart.strongColour, "lean=" + BacktestChart.leanColour])
         XCTAssertEqual(looked.status, 0, looked.output)
         let seen = try JSONReader.parse(looked.output)
         XCTAssertEqual(seen["width"]?.intValue, 1000)
@@ -99,49 +100,6 @@ final class NBABacktestTests: XCTestCase {
             XCTAssertGreaterThan(seen[name]?.intValue ?? 0, 40, "too few pixels of the \(name) colour")
         }
     }
-
-    /// A PNG decoder (zlib and the five row filters) that counts non-white pixels and pixels near given colours.
-    static let pngScript = #"""
-    import json, struct, sys, zlib
-    data = open(sys.argv[1], "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, width, height = 8, b"", 0, 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
-            channels = 4 if colour == 6 else 3
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw, stride = zlib.decompress(idat), width * channels
-    rows, prev, i = [], bytearray(stride), 0
-    for _ in range(height):
-        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride]); i += 1 + stride
-        for x in range(stride):
-            a = line[x - channels] if x >= channels else 0
-            b, c = prev[x], prev[x - channels] if x >= channels else 0
-            if f == 1: line[x] = (line[x] + a) & 255
-            elif f == 2: line[x] = (line[x] + b) & 255
-            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line); prev = line
-    targets = {name: tuple(int(h[k:k + 2], 16) for k in (1, 3, 5)) for name, h in zip(["raw", "calibrated", "strong", "lean"], sys.argv[2:6])}
-    counts = {name: 0 for name in targets}
-    inked = 0
-    for line in rows:
-        for x in range(0, stride, channels):
-            r, g, b = line[x], line[x + 1], line[x + 2]
-            alpha = line[x + 3] if channels == 4 else 255
-            if alpha > 0 and (r, g, b) != (255, 255, 255): inked += 1
-            for name, t in targets.items():
-                if abs(r - t[0]) + abs(g - t[1]) + abs(b - t[2]) <= 40: counts[name] += 1
-    print(json.dumps(dict(width=width, height=height, inked=inked / (width * height), **counts)))
-    """#
 
     /// `nba.probabilities: "raw"` gives the original model's verdicts back: edges from the raw Monte Carlo
     /// probabilities; the calibrated ones are still published beside them. Bad values name the field.

@@ -75,6 +75,6 @@ struct RankedSearchOutput: CatalogOutput {
                 : path.hasPrefix("search/vocab/") ? Self.vocabulary : Self.store
             // Already text (its name is a hash of it): checked against the kind's schema from these bytes.
             return OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
-        }
+        } + (try WebSearch.files(folder: "search", name: "search", title: "Search \(c.site.siteName)"))
     }
 }

@@ -36,7 +36,8 @@ struct CollectionIndexOutput: CollectionOutput {
             ])),
         ])
         return OutputKind(name: "collection-\(decl.name)-index", pathTemplate: "collections/\(decl.name)/index.json",
-                          summary: "Overview of the \(decl.title) collection: counts, pages, fields, facets and statistics.", schema: schema)
+                          summary: "Overview of the \(decl.title) collection: counts, pages, fields, facets and statistics.", schema: schema,
+                          typeName: decl.typeNames["index"])
     }
 
     func render(_ model: CollectionModel, _ context: BuildContext, kind: OutputKind) throws -> [OutputFile] {

@@ -7,7 +7,7 @@ struct CollectionItemOutput: CollectionOutput {
     func kind(_ decl: CollectionDeclaration) -> OutputKind {
         OutputKind(name: "collection-\(decl.name)-item", pathTemplate: "collections/\(decl.name)/items/{id}.json",
                    summary: "One item of the \(decl.title) collection, typed as declared in collections/\(decl.name).json of the input.",
-                   schema: CollectionOutputs.itemSchema(decl.fields))
+                   schema: CollectionOutputs.itemSchema(decl.fields), typeName: decl.typeNames["item"])
     }
 
     func render(_ model: CollectionModel, _ context: BuildContext, kind: OutputKind) throws -> [OutputFile] {

@@ -17,7 +17,8 @@ struct CollectionPageOutput: CollectionOutput {
         let schema: JSON = .obj(["type": "object", "properties": .object(props),
                                  "required": .strings([l.items, l.total, l.page, l.perPage, l.totalPages]), "additionalProperties": false])
         return OutputKind(name: "collection-\(decl.name)-page", pathTemplate: "collections/\(decl.name)/page-{n}.json",
-                          summary: "A page of the \(decl.title) collection in its declared order.", schema: schema)
+                          summary: "A page of the \(decl.title) collection in its declared order.", schema: schema,
+                          typeName: decl.typeNames["page"])
     }
 
     static func pageCount(items: Int, pageSize: Int) -> Int { max(1, (items + pageSize - 1) / pageSize) }

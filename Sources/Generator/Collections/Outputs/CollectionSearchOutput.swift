@@ -47,7 +47,7 @@ struct CollectionSearchOutput: CollectionOutput {
             let rest = path.dropFirst(Self.folder(decl).count + 1)
             let kind = path == out.metaPath ? k[0] : rest.hasPrefix("terms/") ? k[1] : rest.hasPrefix("vocab/") ? k[2] : k[3]
             return OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
-        }
+        } + (try WebSearch.files(folder: Self.folder(decl), name: "collection-\(decl.name)-search", title: "Search \(decl.title)"))
     }
 
     static func text(_ v: JSON?) -> String {
