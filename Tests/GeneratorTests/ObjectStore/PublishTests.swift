@@ -72,25 +72,34 @@ final class PublishTests: XCTestCase {
         return (manifest["version"] as! Int, files, path, files.merging([path: HTTPFetcher.sha256Hex([UInt8](data))], uniquingKeysWith: { a, _ in a }))
     }
 
+    /// Where the store keeps a changed file's new bytes while a publish replaces it (README: `releases/objects/`, the
+    /// sha256, the path's extension), written out here rather than taken from the code under test.
+    static func copyKey(_ path: String, _ sha256: String) -> String {
+        let name = path.split(separator: "/").last!
+        return "releases/objects/\(sha256)" + (name.contains(".") ? "." + name.split(separator: ".").last!.lowercased() : "")
+    }
+
     /// Checks every object the tree's file index names on the store, fetched as an app would: the store's manifest is
-    /// the tree's, and each file has the index's sha256, or (for the paths `mayHold` gives) that other sha256.
-    /// Returns the paths that hold the other one.
+    /// the tree's, and each file has the index's sha256 at its path or, with `viaCopies`, in its content-addressed
+    /// copy (what `TreeSync` reads when the path holds other bytes). `only`: just these of its paths. Returns the
+    /// paths read through their copies.
     @discardableResult
-    func checkEveryObject(_ prefix: String, _ tree: URL, mayHold: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> Set<String> {
+    func checkEveryObject(_ prefix: String, _ tree: URL, viaCopies: Bool = false, only: Set<String>? = nil,
+                          file: StaticString = #filePath, line: UInt = #line) throws -> Set<String> {
         let idx = try Self.index(tree)
         XCTAssertEqual(try object(prefix, "update-manifest.json").map { Data($0) }, try Data(contentsOf: tree.appendingPathComponent("update-manifest.json")),
                        "the store's manifest is \(tree.lastPathComponent)'s", file: file, line: line)
-        let all = idx.all
+        let all = idx.all.filter { only?.contains($0.key) ?? true }
         let lock = NSLock()
         var other = Set<String>(), wrong: [String] = []
         let fetcher = HTTPFetcher(.init(timeout: 10, retries: 0, maxParallel: 8))
         try fetcher.fetchAll(Array(all.keys), url: { TreePath.url($0, under: self.store.site(Self.bucket, prefix)) }, expected: { _ in nil }) { path, body in
-            let sha = HTTPFetcher.sha256Hex(body)
+            if HTTPFetcher.sha256Hex(body) == all[path] { return }
+            let copy = viaCopies ? try self.object(prefix, Self.copyKey(path, all[path]!)) : nil
             lock.lock(); defer { lock.unlock() }
-            if sha == all[path] { return }
-            if sha == mayHold[path] { other.insert(path) } else { wrong.append(path) }
+            if let copy, HTTPFetcher.sha256Hex(copy) == all[path] { other.insert(path) } else { wrong.append(path) }
         }
-        XCTAssertEqual(wrong.sorted(), [], "objects whose bytes are neither", file: file, line: line)
+        XCTAssertEqual(wrong.sorted(), [], "objects whose bytes are not the index's", file: file, line: line)
         return other
     }
 
@@ -107,28 +116,22 @@ final class PublishTests: XCTestCase {
         return box.headers
     }
 
-    /// The tree paths of a proxy log's PUTs, in order (the publish log is the tool's own object, not a tree file).
-    func puts(_ log: [S3Proxy.Request], _ prefix: String) -> [String] {
-        log.filter { $0.method == "PUT" && $0.status == 200 }.map { String($0.path.dropFirst("/\(Self.bucket)/\(prefix)/".count)) }
-            .filter { $0 != TreePublisher.logPath }
-    }
-
     // MARK: Done when
 
-    /// The whole loop on the default tree (real data), one store prefix:
-    /// 1. release 1 published, and synced byte for byte over plain HTTP;
-    /// 2. a publish of release 2 killed (SIGKILL) among the new files: release 1 wholly intact (every object it names,
-    ///    with its sha256), a fresh sync gets it whole;
-    /// 3. killed among the changed files: the manifest still names release 1 and exactly the files replaced so far
-    ///    hold release 2's bytes; a copy at release 1 stays current, a fresh sync fails on them and writes nothing;
-    /// 4. the next run completes release 2, uploading exactly the files whose sha256 differs from release 1's index,
-    ///    new files before changed ones, the manifest last; the copy follows with the delta.
+    /// The whole loop on the default tree (real data), one store prefix: release 1 published, and synced byte for
+    /// byte over plain HTTP; then a publish of release 2 killed (SIGKILL) in each of its steps — among the new files,
+    /// after the new file index, among the content-addressed copies, right after the manifest switch, among the
+    /// rewrites of the changed paths, during the clean-up — each the rerun of the one before. After every kill the
+    /// manifest on the store names only objects sync gets with their sha256 (at their paths or through their
+    /// copies), a fresh sync is byte-identical to that release and a copy at release 1 syncs to it; no object release
+    /// 1 names is written before the switch. The last rerun completes it: every path holds its bytes, no copy is left.
     func testPublishSyncKillAndCompleteTheNextRelease() throws {
         let r1 = ReleaseLoop.release1, r2 = ReleaseLoop.release2
         let idx1 = try Self.index(r1), idx2 = try Self.index(r2)
         let first = try publish(r1, "loop")
         XCTAssertEqual(first.status, 0, first.output)
         XCTAssertTrue(first.output.contains("uploaded \(idx1.all.count + 1) file(s)"), first.output)   // + the manifest
+        XCTAssertFalse(first.output.contains("changed files:"), first.output)
         XCTAssertFalse(first.output.contains(store.secretKey), "the secret is never printed")
         let copy = TestSupport.tempDir("publish-copy").appendingPathComponent("copy")
         let s1 = try sync("loop", copy)
@@ -138,33 +141,47 @@ final class PublishTests: XCTestCase {
         // Served with their types and caching (a HEAD as any HTTP client or CDN makes it).
         let site = store.site(Self.bucket, "loop")
         let shard = try XCTUnwrap(idx1.files.keys.first { $0.hasPrefix("search/store/") })
-        let expect: [(String, String, String)] = [
+        var expect: [(String, String, String)] = [
             ("update-manifest.json", "application/json; charset=utf-8", "no-cache"),
             (shard, "application/json; charset=utf-8", "public, max-age=31536000, immutable"),
             ("releases/1/files.json", "application/json; charset=utf-8", "public, max-age=86400"),
             ("products/\(ReleaseLoop.changedPrice)/details.json", "application/json; charset=utf-8", "public, max-age=60"),
             ("404.html", "text/html; charset=utf-8", "public, max-age=60"),
         ]
-        for (path, type, cache) in expect {
-            let h = headers(TreePath.url(path, under: site))
-            XCTAssertEqual(h["content-type"], type, path)
-            XCTAssertEqual(h["cache-control"], cache, path)
+        func checkHeaders() {
+            for (path, type, cache) in expect {
+                let h = headers(TreePath.url(path, under: site))
+                XCTAssertEqual(h["content-type"], type, path)
+                XCTAssertEqual(h["cache-control"], cache, path)
+            }
         }
+        checkHeaders()
 
-        // What release 2 must upload: every file whose sha256 differs from release 1's (its files and its index).
+        // What release 2 must write: every file whose sha256 differs from release 1's (its files and its index); the
+        // new bytes of a file release 1 names go first to their content-addressed copy.
         let changedOrNew = Set(idx2.all.filter { idx1.all[$0.key] != $0.value }.map(\.key))
-        let newCount = changedOrNew.filter { idx1.all[$0] == nil }.count
+        let newPaths = changedOrNew.filter { idx1.all[$0] == nil }
         let changed = idx2.all.filter { idx1.all[$0.key] != nil && idx1.all[$0.key] != $0.value }
-        XCTAssertGreaterThan(newCount, 3)
+        let copyKeys = Set(changed.map { Self.copyKey($0.key, $0.value) })
+        XCTAssertGreaterThan(newPaths.count, 3)
         XCTAssertGreaterThan(changed.count, 3)
+        XCTAssertTrue(newPaths.contains(idx2.path))
 
         let proxy = try S3Proxy(upstreamPort: store.port)
         defer { proxy.stop() }
-        /// Starts a publish of release 2 through the proxy, one upload at a time, and kills it (SIGKILL) while its
-        /// PUT number `k + 1` is held by the proxy.
-        func killedPublish(after k: Int) throws {
+        /// (method, tree path or object) of the successful writes of a proxy log, in order.
+        func writes(_ log: [S3Proxy.Request]) -> [(method: String, path: String)] {
+            log.filter { ($0.method == "PUT" || $0.method == "DELETE") && (200..<300).contains($0.status) }
+                .map { ($0.method, String($0.path.dropFirst("/\(Self.bucket)/loop/".count))) }
+        }
+        func puts(_ log: [S3Proxy.Request]) -> [String] { writes(log).filter { $0.method == "PUT" && $0.path != TreePublisher.logPath }.map(\.path) }
+        func deletes(_ log: [S3Proxy.Request]) -> [String] { writes(log).filter { $0.method == "DELETE" }.map(\.path) }
+
+        /// Starts a publish of release 2 through the proxy, one request at a time, kills it (SIGKILL) while its
+        /// `method` request number `k + 1` is held by the proxy, and returns the requests it made.
+        func killedPublish(after k: Int, _ method: String = "PUT") throws -> [S3Proxy.Request] {
             try proxy.clearLog()
-            try proxy.failPuts(after: k, mode: "hang")
+            if method == "PUT" { try proxy.failPuts(after: k, mode: "hang") } else { try proxy.failDeletes(after: k, mode: "hang") }
             let p = Process()
             p.executableURL = TestSupport.generatorBinary
             p.arguments = ["publish", r2.path, "--to", "s3://\(Self.bucket)/loop", "--endpoint", proxy.endpoint, "--parallel", "1"]
@@ -172,64 +189,113 @@ final class PublishTests: XCTestCase {
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
+            func done() throws -> Int { try proxy.log().filter { $0.method == method && (200..<300).contains($0.status) }.count }
             let deadline = Date().addingTimeInterval(20)
-            while try proxy.log().filter({ $0.method == "PUT" }).count < k && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            Thread.sleep(forTimeInterval: 0.2)   // the next PUT is in the proxy's hands
-            XCTAssertTrue(p.isRunning, "still uploading when killed")
+            while try done() < k && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            Thread.sleep(forTimeInterval: 0.1)   // the next one is in the proxy's hands
+            XCTAssertTrue(p.isRunning, "still writing when killed")
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             XCTAssertEqual(p.terminationReason, .uncaughtSignal)
+            let log = try proxy.log()
             try proxy.clearFaults()
-            XCTAssertEqual(try proxy.log().filter { $0.method == "PUT" && $0.status == 200 }.count, k)
+            XCTAssertEqual(log.filter { $0.method == method && (200..<300).contains($0.status) }.count, k)
+            return log
         }
 
-        // Killed among the new files.
-        try killedPublish(after: newCount / 2)
-        let uploaded = puts(try proxy.log(), "loop")
-        XCTAssertEqual(uploaded.count, newCount / 2)
-        XCTAssertEqual(uploaded.filter { idx1.all[$0] != nil }, [], "only files release 1 does not name were written")
-        XCTAssertEqual(try checkEveryObject("loop", r1), [], "every object release 1 names has its sha256")
-        let fresh = TestSupport.tempDir("kill-fresh").appendingPathComponent("copy")
-        let s = try sync("loop", fresh)
-        XCTAssertEqual(s.status, 0, s.output)
-        XCTAssertEqual(Array(ReleaseLoop.differences(fresh, r1).prefix(10)), [], "a fresh sync gets release 1 whole")
+        /// After a kill: the manifest on the store is `tree`'s; a fresh sync is byte-identical to `tree` (so every
+        /// object it names is there for sync, at its path or through its copy), and so is a copy at release 1 once
+        /// synced. The paths a publish of release 2 writes are checked here too (checkEveryObject): returns those
+        /// read through their content-addressed copies.
+        func checkConsistent(_ tree: URL, _ when: String, line: UInt = #line) throws -> Set<String> {
+            let through = try checkEveryObject("loop", tree, viaCopies: true, only: changedOrNew, line: line)
+            // The two syncs at once (each mostly waits on the store).
+            let fresh = TestSupport.tempDir("kill-fresh").appendingPathComponent("copy")
+            // Before the switch the copy at release 1 is current and left as it is: no need to sync a copy of it.
+            let old = tree == r1 ? copy : ReleaseLoop.copy(copy, "kill-old")
+            let runs = TestSupport.concurrently(2) { i in try self.sync("loop", i == 0 ? fresh : old) }
+            let s = try runs[0].get(), o = try runs[1].get()
+            XCTAssertEqual(s.status, 0, "\(when): \(s.output)", line: line)
+            XCTAssertEqual(Array(ReleaseLoop.differences(fresh, tree).prefix(10)), [], "\(when): a fresh sync", line: line)
+            XCTAssertEqual(o.status, 0, "\(when): \(o.output)", line: line)
+            XCTAssertTrue(o.output.contains(tree == r1 ? "is current: version 1" : "version 1 → version 2"), "\(when): \(o.output)", line: line)
+            XCTAssertEqual(Array(ReleaseLoop.differences(old, tree).prefix(10)), [], "\(when): a copy at release 1", line: line)
+            return through
+        }
 
-        // Killed among the changed files, after two of them.
-        try killedPublish(after: newCount + 2)
-        let replaced = try checkEveryObject("loop", r1, mayHold: changed)
-        XCTAssertEqual(replaced.count, 2, "exactly the two changed files uploaded before the kill hold release 2's bytes")
-        let current = try sync("loop", copy)
-        XCTAssertEqual(current.status, 0, current.output)
-        XCTAssertTrue(current.output.contains("is current: version 1"), current.output)
-        let fresh2 = TestSupport.tempDir("kill-fresh2").appendingPathComponent("copy")
-        let failed = try sync("loop", fresh2)
-        XCTAssertEqual(failed.status, 1, failed.output)
-        XCTAssertTrue(replaced.contains { failed.output.contains($0) }, "names a replaced file: \(failed.output)")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: fresh2.path), "nothing written")
+        // 1. Killed among the new files: only paths release 1 does not name were written.
+        var log = try killedPublish(after: newPaths.count / 2)
+        XCTAssertEqual(puts(log).filter { idx1.all[$0] != nil }, [], "only files release 1 does not name were written")
+        XCTAssertEqual(try checkConsistent(r1, "among the new files"), [], "every object release 1 names at its path")
 
-        // The next run completes release 2: exactly the differing files, new before changed, the manifest last.
+        // 2. Killed after every new file, the new index and delta included (its publish-log write held).
+        log = try killedPublish(after: newPaths.count)
+        XCTAssertEqual(Set(puts(log)), newPaths)
+        XCTAssertEqual(try object("loop", idx2.path).map { HTTPFetcher.sha256Hex($0) }, idx2.all[idx2.path], "the new index is up")
+        XCTAssertEqual(try checkConsistent(r1, "after the new index"), [])
+
+        // 3. Killed among the content-addressed copies, after two: still nothing release 1 names written; the log
+        // (naming the copies) was written after the new files and before any copy.
+        log = try killedPublish(after: newPaths.count + 1 + 2)
+        let w3 = writes(log).map(\.path)
+        XCTAssertEqual(w3.filter { idx1.all[$0] != nil }, [], "no object release 1 names is written before the switch")
+        XCTAssertEqual(w3.count, newPaths.count + 3, "\(w3)")
+        XCTAssertEqual(w3.dropLast(3).sorted(), newPaths.sorted())
+        XCTAssertEqual(w3.dropLast(2).last, TreePublisher.logPath)
+        XCTAssertTrue(copyKeys.isSuperset(of: w3.suffix(2)), "\(w3.suffix(2))")
+        XCTAssertEqual(try checkConsistent(r1, "among the copies"), [])
+
+        // 4. Killed right after the manifest (its first rewrite held). The whole order up to the switch: each file
+        // whose sha256 differs once, new paths first, then the copies, then the manifest; never a path release 1 names.
+        log = try killedPublish(after: newPaths.count + copyKeys.count + 1)
+        let w4 = puts(log)
+        XCTAssertEqual(w4.count, newPaths.count + copyKeys.count + 1, "each once")
+        XCTAssertEqual(Set(w4), newPaths.union(copyKeys).union(["update-manifest.json"]))
+        XCTAssertEqual(Set(w4.prefix(newPaths.count)), newPaths, "new paths first")
+        XCTAssertEqual(w4.last, "update-manifest.json", "then the copies, then the manifest")
+        XCTAssertEqual(try checkConsistent(r2, "right after the manifest"), Set(changed.keys), "every changed file read through its copy")
+        expect = [(copyKeys.first!, "application/json; charset=utf-8", "public, max-age=31536000, immutable")]
+        checkHeaders()
+
+        // 5. Killed among the rewrites of the changed paths, after two (a rerun: release 2 is published, its log
+        // says what is pending).
+        log = try killedPublish(after: 2)
+        XCTAssertEqual(puts(log).filter { changed[$0] == nil }, [], "only changed paths are rewritten")
+        XCTAssertEqual(try checkConsistent(r2, "among the rewrites").count, changed.count - 2)
+
+        // 6. Killed during the clean-up, after two copies were deleted: every path holds its bytes.
+        log = try killedPublish(after: 2, "DELETE")
+        XCTAssertEqual(puts(log).sorted(), changed.keys.sorted(), "every pending path rewritten, once")
+        let removed = Set(deletes(log))
+        XCTAssertTrue(removed.isSubset(of: copyKeys), "\(removed)")
+        XCTAssertEqual(Set(try store.list(Self.bucket, "loop/releases/objects").map { "releases/objects/" + $0 }), copyKeys.subtracting(removed))
+        XCTAssertEqual(try checkConsistent(r2, "during the clean-up"), [])
+
+        // 7. The rerun completes it: the pending paths rewritten once more, every copy deleted, then the log.
         try proxy.clearLog()
-        let second = try publish(r2, "loop", endpoint: proxy.endpoint)
-        XCTAssertEqual(second.status, 0, second.output)
-        let expected = changedOrNew.union(["update-manifest.json"])
-        let put = puts(try proxy.log(), "loop")
-        XCTAssertEqual(put.count, expected.count, "each file once")
-        XCTAssertEqual(Set(put), expected, "exactly the files whose sha256 differs from the published index, and the manifest")
-        XCTAssertEqual(put.last, "update-manifest.json", "the manifest last")
-        XCTAssertTrue(second.output.contains("uploaded \(expected.count) file(s)"), second.output)
-        XCTAssertTrue(second.output.contains("skipped \(idx2.all.count - changedOrNew.count) unchanged"), second.output)
-        // Files the published release names are replaced only after every file it does not name is up.
-        let firstChanged = try XCTUnwrap(put.firstIndex { idx1.all[$0] != nil })
-        XCTAssertEqual(firstChanged, newCount)
-        XCTAssertEqual(put.dropLast().filter { idx1.all[$0] == nil && put.firstIndex(of: $0)! > firstChanged }, [], "no new file after the first changed one")
-        XCTAssertLessThan(put.firstIndex(of: idx2.path)!, firstChanged, "the new file index before any file of release 1 is touched")
-        print("release 1 → 2 on the store: \(put.count) PUTs (\(newCount) new, \(changed.count) changed, the manifest) for \(idx2.all.count) files")
-        try checkEveryObject("loop", r2)
+        let last = try publish(r2, "loop", endpoint: proxy.endpoint)
+        XCTAssertEqual(last.status, 0, last.output)
+        XCTAssertTrue(last.output.contains("already has version 2 (\(try Self.currentVersion(r2))): completed its publish (rewrote \(changed.count) "
+                                           + "file(s) at their paths, removed \(copyKeys.count) content-addressed copies)"), last.output)
+        XCTAssertTrue(last.output.contains("skipped \(idx2.all.count - changed.count) unchanged"), last.output)
+        log = try proxy.log()
+        XCTAssertEqual(puts(log).sorted(), changed.keys.sorted())
+        XCTAssertEqual(Set(deletes(log)), copyKeys)
+        XCTAssertEqual(writes(log).last?.path, TreePublisher.logPath, "the log, without the copies, last")
+        XCTAssertEqual(try store.list(Self.bucket, "loop/releases/objects"), [], "no content-addressed copy left")
+        XCTAssertNil(try JSONReader.parse(XCTUnwrap(object("loop", TreePublisher.logPath)))["pending"])
+        XCTAssertEqual(try checkEveryObject("loop", r2), [], "every file at its path")
+        print("release 1 → 2 on the store: \(newPaths.count) new, \(copyKeys.count) content-addressed copies, the manifest, "
+              + "\(changed.count) changed paths rewritten, \(copyKeys.count) copies deleted, for \(idx2.all.count) files")
         let s2 = try sync("loop", copy)
         XCTAssertEqual(s2.status, 0, s2.output)
         XCTAssertTrue(s2.output.contains("using the delta from version 1"), s2.output)
         XCTAssertEqual(Array(ReleaseLoop.differences(copy, r2).prefix(10)), [], "the copy follows to release 2, byte-identical")
+    }
 
+    static func currentVersion(_ tree: URL) throws -> String {
+        let m = try JSONSerialization.jsonObject(with: Data(contentsOf: tree.appendingPathComponent("update-manifest.json"))) as! [String: Any]
+        return m["currentVersion"] as! String
     }
 
     // MARK: Prune
