@@ -116,6 +116,52 @@ final class PublishTests: XCTestCase {
         return box.headers
     }
 
+    /// What a publish of `to` over `from` writes, from the two trees' indexes: the paths `from` does not name, the
+    /// files it names whose sha256 changes (path → new sha256), and their content-addressed copies.
+    static func changes(from: URL, to: URL) throws -> (new: Set<String>, changed: [String: String], copies: Set<String>) {
+        let a = try index(from).all, b = try index(to).all
+        let changed = b.filter { a[$0.key] != nil && a[$0.key] != $0.value }
+        return (Set(b.keys.filter { a[$0] == nil }), changed, Set(changed.map { copyKey($0.key, $0.value) }))
+    }
+
+    /// (method, tree path or object) of the successful writes under `prefix` in a proxy log, in order.
+    func writes(_ log: [S3Proxy.Request], _ prefix: String) -> [(method: String, path: String)] {
+        log.filter { ($0.method == "PUT" || $0.method == "DELETE") && (200..<300).contains($0.status) }
+            .map { ($0.method, String($0.path.dropFirst("/\(Self.bucket)/\(prefix)/".count))) }
+    }
+    /// The objects written (the publish log aside: it is the tool's own) and deleted.
+    func puts(_ log: [S3Proxy.Request], _ prefix: String) -> [String] {
+        writes(log, prefix).filter { $0.method == "PUT" && $0.path != TreePublisher.logPath }.map(\.path)
+    }
+    func deletes(_ log: [S3Proxy.Request], _ prefix: String) -> [String] { writes(log, prefix).filter { $0.method == "DELETE" }.map(\.path) }
+
+    /// Starts a publish of `tree` through `proxy`, one request at a time, kills it (SIGKILL) while its `method`
+    /// request number `k + 1` is held by the proxy, and returns the requests it made.
+    func killedPublish(_ tree: URL, _ prefix: String, via proxy: S3Proxy, after k: Int, _ method: String = "PUT",
+                       file: StaticString = #filePath, line: UInt = #line) throws -> [S3Proxy.Request] {
+        try proxy.clearLog()
+        if method == "PUT" { try proxy.failPuts(after: k, mode: "hang") } else { try proxy.failDeletes(after: k, mode: "hang") }
+        let p = Process()
+        p.executableURL = TestSupport.generatorBinary
+        p.arguments = ["publish", tree.path, "--to", "s3://\(Self.bucket)/\(prefix)", "--endpoint", proxy.endpoint, "--parallel", "1"]
+        p.environment = ProcessInfo.processInfo.environment.merging(env, uniquingKeysWith: { _, b in b })
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        func done() throws -> Int { try proxy.log().filter { $0.method == method && (200..<300).contains($0.status) }.count }
+        let deadline = Date().addingTimeInterval(20)
+        while try done() < k && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        Thread.sleep(forTimeInterval: 0.1)   // the next one is in the proxy's hands
+        XCTAssertTrue(p.isRunning, "still writing when killed", file: file, line: line)
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .uncaughtSignal, file: file, line: line)
+        let log = try proxy.log()
+        try proxy.clearFaults()
+        XCTAssertEqual(log.filter { $0.method == method && (200..<300).contains($0.status) }.count, k, file: file, line: line)
+        return log
+    }
+
     // MARK: Done when
 
     /// The whole loop on the default tree (real data), one store prefix: release 1 published, and synced byte for
@@ -159,48 +205,19 @@ final class PublishTests: XCTestCase {
 
         // What release 2 must write: every file whose sha256 differs from release 1's (its files and its index); the
         // new bytes of a file release 1 names go first to their content-addressed copy.
-        let changedOrNew = Set(idx2.all.filter { idx1.all[$0.key] != $0.value }.map(\.key))
-        let newPaths = changedOrNew.filter { idx1.all[$0] == nil }
-        let changed = idx2.all.filter { idx1.all[$0.key] != nil && idx1.all[$0.key] != $0.value }
-        let copyKeys = Set(changed.map { Self.copyKey($0.key, $0.value) })
+        let (newPaths, changed, copyKeys) = try Self.changes(from: r1, to: r2)
+        let changedOrNew = newPaths.union(changed.keys)
         XCTAssertGreaterThan(newPaths.count, 3)
         XCTAssertGreaterThan(changed.count, 3)
         XCTAssertTrue(newPaths.contains(idx2.path))
 
         let proxy = try S3Proxy(upstreamPort: store.port)
         defer { proxy.stop() }
-        /// (method, tree path or object) of the successful writes of a proxy log, in order.
-        func writes(_ log: [S3Proxy.Request]) -> [(method: String, path: String)] {
-            log.filter { ($0.method == "PUT" || $0.method == "DELETE") && (200..<300).contains($0.status) }
-                .map { ($0.method, String($0.path.dropFirst("/\(Self.bucket)/loop/".count))) }
-        }
-        func puts(_ log: [S3Proxy.Request]) -> [String] { writes(log).filter { $0.method == "PUT" && $0.path != TreePublisher.logPath }.map(\.path) }
-        func deletes(_ log: [S3Proxy.Request]) -> [String] { writes(log).filter { $0.method == "DELETE" }.map(\.path) }
-
-        /// Starts a publish of release 2 through the proxy, one request at a time, kills it (SIGKILL) while its
-        /// `method` request number `k + 1` is held by the proxy, and returns the requests it made.
-        func killedPublish(after k: Int, _ method: String = "PUT") throws -> [S3Proxy.Request] {
-            try proxy.clearLog()
-            if method == "PUT" { try proxy.failPuts(after: k, mode: "hang") } else { try proxy.failDeletes(after: k, mode: "hang") }
-            let p = Process()
-            p.executableURL = TestSupport.generatorBinary
-            p.arguments = ["publish", r2.path, "--to", "s3://\(Self.bucket)/loop", "--endpoint", proxy.endpoint, "--parallel", "1"]
-            p.environment = ProcessInfo.processInfo.environment.merging(env, uniquingKeysWith: { _, b in b })
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            func done() throws -> Int { try proxy.log().filter { $0.method == method && (200..<300).contains($0.status) }.count }
-            let deadline = Date().addingTimeInterval(20)
-            while try done() < k && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            Thread.sleep(forTimeInterval: 0.1)   // the next one is in the proxy's hands
-            XCTAssertTrue(p.isRunning, "still writing when killed")
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationReason, .uncaughtSignal)
-            let log = try proxy.log()
-            try proxy.clearFaults()
-            XCTAssertEqual(log.filter { $0.method == method && (200..<300).contains($0.status) }.count, k)
-            return log
+        func writes(_ log: [S3Proxy.Request]) -> [(method: String, path: String)] { self.writes(log, "loop") }
+        func puts(_ log: [S3Proxy.Request]) -> [String] { self.puts(log, "loop") }
+        func deletes(_ log: [S3Proxy.Request]) -> [String] { self.deletes(log, "loop") }
+        func killedPublish(after k: Int, _ method: String = "PUT", line: UInt = #line) throws -> [S3Proxy.Request] {
+            try self.killedPublish(r2, "loop", via: proxy, after: k, method, line: line)
         }
 
         /// After a kill: the manifest on the store is `tree`'s; a fresh sync is byte-identical to `tree` (so every
@@ -333,10 +350,17 @@ final class PublishTests: XCTestCase {
     }
 
     /// --prune deletes exactly the objects only release 1's index named (and that index, once no kept release
-    /// carries it), never a file a kept release names, never an object the tool did not upload.
+    /// carries it), never a file a kept release names, never an object the tool did not upload. Release 2's publish
+    /// was killed right after its manifest: release 3's publish also rewrites the paths it left pending (among them
+    /// one release 3 does not change) and removes both releases' content-addressed copies, before pruning.
     func testPruneDeletesOnlyObjectsOfReleasesNoLongerKept() throws {
         let trees = Self.small
-        for t in trees.prefix(2) { XCTAssertEqual(try publish(t, "prune").status, 0) }
+        XCTAssertEqual(try publish(trees[0], "prune").status, 0)
+        let c12 = try Self.changes(from: trees[0], to: trees[1]), c23 = try Self.changes(from: trees[1], to: trees[2])
+        let proxy = try S3Proxy(upstreamPort: store.port)
+        defer { proxy.stop() }
+        _ = try killedPublish(trees[1], "prune", via: proxy, after: c12.new.count + 1 + c12.copies.count + 1)
+        XCTAssertEqual(try checkEveryObject("prune", trees[1], viaCopies: true), Set(c12.changed.keys), "release 2's changed files through their copies")
         // Objects the tool never uploaded, beside and among the tree's.
         let foreign = ["notes.txt", "products/p2/photo.jpg", "releases/1/notes.txt"]
         for f in foreign { try putForeign("prune", f, "x") }
@@ -354,11 +378,24 @@ final class PublishTests: XCTestCase {
         let dry = try publish(trees[2], "prune", ["--prune", "--dry-run"])
         XCTAssertEqual(dry.status, 0, dry.output)
         XCTAssertEqual(planned(dry.output), gone)
+        // Rewritten after the switch: release 3's changed files, and release 2's pending ones it names unchanged.
+        let pendingSame = Set(c12.changed.keys).intersection(i3.all.keys).subtracting(c23.changed.keys)
+        XCTAssertTrue(pendingSame.contains("products/p1/details.json"), "\(pendingSame.sorted())")
+        let rewrites = Set(c23.changed.keys).union(pendingSame), copies = c12.copies.union(c23.copies)
+        func lines(_ start: String) -> Set<String> {
+            Set(dry.output.split(separator: "\n").filter { $0.hasPrefix(start) }.map { String($0.dropFirst(start.count).split(separator: " ").first!) })
+        }
+        XCTAssertEqual(lines("  rewrite: "), rewrites)
+        XCTAssertEqual(lines("  upload copy: "), c23.copies)
+        XCTAssertEqual(lines("  remove copy: "), copies)
         XCTAssertEqual(try object("prune", "update-manifest.json").flatMap { try? JSONReader.parse($0)["version"]?.intValue }, 2, "a dry run writes nothing")
 
         let r = try publish(trees[2], "prune", ["--prune"])
         XCTAssertEqual(r.status, 0, r.output)
         XCTAssertTrue(r.output.contains("pruned \(gone.count)"), r.output)
+        XCTAssertTrue(r.output.contains("changed files: \(c23.copies.count) content-addressed copies before the switch, \(rewrites.count) rewritten at "
+                                        + "their paths after it, \(copies.count) copies removed"), r.output)
+        XCTAssertEqual(try store.list(Self.bucket, "prune/releases/objects"), [], "no content-addressed copy left")
         for p in gone { XCTAssertNil(try object("prune", p), "\(p) deleted") }
         for p in kept { XCTAssertNotNil(try object("prune", p), "\(p) kept") }
         for p in foreign { XCTAssertNotNil(try object("prune", p), "\(p), not ours, kept") }
@@ -420,6 +457,11 @@ final class PublishTests: XCTestCase {
         try putForeign("hostile", "releases/1/files.json", evilIndex)
         try putForeign("hostile", "update-manifest.json", #"{"version": 1, "currentVersion": "1", "fileIndex": {"path": "releases/1/files.json", "sha256": "\#(HTTPFetcher.sha256Hex(Array(evilIndex.utf8)))", "size": \#(evilIndex.utf8.count)}}"#)
         refused(try publish(v1, "hostile"), 2, "climbs out")
+        // An index naming a path where the publish keeps its content-addressed copies is not ours either.
+        let objectsIndex = #"{"version": 1, "files": [{"path": "releases/objects/\#(String(repeating: "a", count: 64)).json", "sha256": "\#(String(repeating: "a", count: 64))", "size": 1}]}"#
+        try putForeign("objects", "releases/1/files.json", objectsIndex)
+        try putForeign("objects", "update-manifest.json", #"{"version": 1, "currentVersion": "1", "fileIndex": {"path": "releases/1/files.json", "sha256": "\#(HTTPFetcher.sha256Hex(Array(objectsIndex.utf8)))", "size": \#(objectsIndex.utf8.count)}}"#)
+        refused(try publish(v1, "objects"), 2, "releases/objects/")
         try putForeign("hostile", "mine.json", "{}")
         // --force publishes over it; nothing it did not upload is pruned.
         refused(try publish(v1, "hostile", ["--force", "--prune"]), 0, "is not one of ours")
@@ -459,8 +501,25 @@ final class PublishTests: XCTestCase {
         XCTAssertEqual(failed.status, 1, failed.output)
         XCTAssertTrue(failed.output.contains("HTTP 500 InternalError: fault injected by s3-proxy.py (after 2 attempts)"), failed.output)
         XCTAssertTrue(failed.output.contains("the published release (version 1) is unchanged"), failed.output)
-        try proxy.clearFaults()
         try checkEveryObject("retry", Self.small[0])
+
+        // Failing after the switch: release 2 is published and whole for apps (its changed files through their
+        // copies), the error says so; the next run completes it.
+        let c = try Self.changes(from: Self.small[0], to: Self.small[1])
+        try proxy.failPuts(after: c.new.count + 1 + c.copies.count + 1, mode: "500")
+        let after = try publish(Self.small[1], "retry", ["--retries", "0"], endpoint: proxy.endpoint)
+        XCTAssertEqual(after.status, 1, after.output)
+        XCTAssertTrue(after.output.contains("uploading changed files at their paths failed"), after.output)
+        XCTAssertTrue(after.output.contains("version 2 is published and whole for apps: \(c.changed.count) of the \(c.changed.count) changed files do not "
+                                            + "hold their new bytes at their paths yet, and are read from their content-addressed copies"), after.output)
+        XCTAssertEqual(try checkEveryObject("retry", Self.small[1], viaCopies: true), Set(c.changed.keys))
+        try proxy.clearFaults()
+        let done = try publish(Self.small[1], "retry", endpoint: proxy.endpoint)
+        XCTAssertEqual(done.status, 0, done.output)
+        XCTAssertTrue(done.output.contains("completed its publish (rewrote \(c.changed.count) file(s) at their paths, removed \(c.copies.count) "
+                                           + "content-addressed copies)"), done.output)
+        XCTAssertEqual(try checkEveryObject("retry", Self.small[1]), [])
+        XCTAssertEqual(try store.list(Self.bucket, "retry/releases/objects"), [])
     }
 
     /// Adds an entry to a tree's file index and makes the manifest vouch for the new index (a tampered tree whose
