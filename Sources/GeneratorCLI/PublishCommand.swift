@@ -21,8 +21,9 @@ struct PublishCommand: ParsableCommand {
         AWS_DEFAULT_REGION (default us-east-1); store: --endpoint, else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, else \
         AWS's own (https://BUCKET.s3.REGION.amazonaws.com). A custom endpoint is addressed path-style (ENDPOINT/BUCKET/KEY).
 
-        Exit codes: 0 published (or already published, or a dry run), 1 a request failed (what the store holds is said: \
-        the published release stays what apps sync to; run it again to complete it), 2 usage errors, missing \
+        Exit codes: 0 published (or already published, its stopped publish completed, or a dry run), 1 a request \
+        failed (the message says where it stopped; the manifest on the store names a release apps can sync whole; run \
+        it again to complete it), 2 usage errors, missing \
         credentials, a DIST that is not a valid tree, or a store holding a manifest that is not ours or a newer release \
         (nothing uploaded).
         """)
