@@ -14,6 +14,7 @@ forwarded; no bucket name starts with "__"):
                                 document, not forwarded), "500once" (that for the next PUT only, then back to
                                 normal) or "hang" (no answer until the faults are cleared, at most 120 s: for a
                                 test that kills the client mid-upload)
+    /__faults?delete-after=K&mode=M  the same for DELETEs (either one replaces the fault set before)
     /__faults?clear=1           back to normal (hanging requests then fail with 503)
 
 Stops by itself after --max-seconds, and with --stop-on-stdin-close as soon as its standard input closes.
@@ -23,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
 UPSTREAM = int(sys.argv[1])
-state = {"log": [], "puts": 0, "after": None, "mode": None}
+state = {"log": [], "method": None, "count": 0, "after": None, "mode": None}
 lock = threading.Lock()
 cleared = threading.Condition(lock)
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "expect"}
@@ -66,11 +67,13 @@ class Proxy(BaseHTTPRequestHandler):
                 out = json.dumps(state["log"]).encode()
             elif path == "/__faults":
                 if "clear" in q:
-                    state["after"], state["mode"] = None, None
+                    state["method"], state["after"], state["mode"] = None, None, None
                     cleared.notify_all()
                 else:
-                    state["after"], state["mode"] = int(q["put-after"][0]), q["mode"][0]
-                    state["puts"] = 0
+                    method = "PUT" if "put-after" in q else "DELETE"
+                    state["method"], state["mode"] = method, q["mode"][0]
+                    state["after"] = int(q["put-after" if method == "PUT" else "delete-after"][0])
+                    state["count"] = 0
                 out = b"ok"
             else:
                 out = b"unknown control request"
@@ -82,14 +85,14 @@ class Proxy(BaseHTTPRequestHandler):
             return self.control(parts.path, parts.query)
         body = self.body()
         logged = {"method": self.command, "path": unquote(parts.path)}
-        if self.command == "PUT":
+        if self.command == state["method"]:
             with lock:
-                faulty = state["after"] is not None and state["puts"] >= state["after"]
+                faulty = state["after"] is not None and state["count"] >= state["after"]
                 if not faulty:
-                    state["puts"] += 1
+                    state["count"] += 1
                 mode = state["mode"]
                 if faulty and mode == "500once":
-                    state["after"], state["mode"] = None, None
+                    state["method"], state["after"], state["mode"] = None, None, None
                 if faulty and mode == "hang":
                     deadline = time.monotonic() + 120
                     while state["mode"] == "hang" and time.monotonic() < deadline:

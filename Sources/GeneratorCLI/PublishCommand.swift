@@ -9,17 +9,21 @@ struct PublishCommand: ParsableCommand {
         abstract: "Upload a built tree to S3-compatible object storage, safely for apps that sync while it uploads.",
         discussion: """
         DIST must be a valid built tree (every file's size, sha256 and schema are checked first). Only files whose \
-        sha256 differs from the file index published on the store are uploaded: files the published release does not \
-        name first, then files it names whose content changed, then update-manifest.json, the one object that switches \
-        apps to the new release. With --prune, objects named only by file indexes of releases the tree no longer keeps \
-        are deleted afterwards; nothing this command did not upload is ever deleted.
+        sha256 differs from the file index published on the store are uploaded, and no object the published release \
+        names is written before the switch: files it does not name first, then the new bytes of files it names that \
+        change, as content-addressed copies (releases/objects/SHA256.EXT), then update-manifest.json, the one object \
+        that switches apps to the new release; then the changed files at their paths, and the copies are deleted. A \
+        publish stopped anywhere leaves a manifest whose every file apps can get (sync reads a path not yet rewritten \
+        from its copy); running it again completes it. With --prune, objects named only by file indexes of releases \
+        the tree no longer keeps are deleted afterwards; nothing this command did not upload is ever deleted.
 
         Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and, when set, AWS_SESSION_TOKEN; region: AWS_REGION or \
         AWS_DEFAULT_REGION (default us-east-1); store: --endpoint, else AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, else \
         AWS's own (https://BUCKET.s3.REGION.amazonaws.com). A custom endpoint is addressed path-style (ENDPOINT/BUCKET/KEY).
 
-        Exit codes: 0 published (or already published, or a dry run), 1 a request failed (what the store holds is said: \
-        the published release stays what apps sync to; run it again to complete it), 2 usage errors, missing \
+        Exit codes: 0 published (or already published, its stopped publish completed, or a dry run), 1 a request \
+        failed (the message says where it stopped; the manifest on the store names a release apps can sync whole; run \
+        it again to complete it), 2 usage errors, missing \
         credentials, a DIST that is not a valid tree, or a store holding a manifest that is not ours or a newer release \
         (nothing uploaded).
         """)
@@ -90,19 +94,38 @@ struct PublishCommand: ParsableCommand {
         let from = report.previousVersion.map { "version \($0)" } ?? "nothing published"
         let what = "version \(report.version) (\(TreePath.shown(report.currentVersion)))"
         if report.dryRun {
-            print("dry run: \(location) has \(from); publishing \(dist) (\(what)) would upload \(report.plan.count) file(s)"
+            let files = report.plan.filter { $0.phase != .manifest }
+            print("dry run: \(location) has \(from); publishing \(dist) (\(what)) would upload \(files.count) file(s)"
                   + (report.alreadyPublished ? "" : " and update-manifest.json") + ", skip \(report.skipped) unchanged"
+                  + (report.cleanup.isEmpty ? "" : ", remove \(report.cleanup.count) content-addressed cop\(report.cleanup.count == 1 ? "y" : "ies")")
                   + (prune ? ", prune \(report.deletions.count) object(s)" : ""))
-            for p in report.plan { print("  upload \(p.phase): \(TreePath.shown(p.path))") }
+            for p in report.plan {
+                switch p.phase {
+                case .new: print("  upload new: \(TreePath.shown(p.path))")
+                case .copy: print("  upload copy: \(TreePath.shown(p.path)) (new bytes of \(TreePath.shown(p.of ?? "")))")
+                case .manifest: print("  switch: \(TreePath.shown(p.path))")
+                case .rewrite: print("  rewrite: \(TreePath.shown(p.path))")
+                }
+            }
+            for p in report.cleanup { print("  remove copy: \(TreePath.shown(p))") }
             for p in report.deletions { print("  prune: \(TreePath.shown(p))") }
             return
         }
         if report.alreadyPublished {
-            print("\(location) already has \(what): nothing to upload")
+            if report.rewritten + report.copiesRemoved > 0 {
+                print("\(location) already has \(what): completed its publish (rewrote \(report.rewritten) file(s) at their paths, removed "
+                      + "\(report.copiesRemoved) content-addressed cop\(report.copiesRemoved == 1 ? "y" : "ies"))")
+            } else {
+                print("\(location) already has \(what): nothing to upload")
+            }
         } else {
             print("published \(dist) (\(what)) to \(location) (was \(from))")
         }
         print("  uploaded \(report.uploaded) file(s), \(report.uploadedBytes) bytes; skipped \(report.skipped) unchanged; pruned \(report.pruned)")
+        if report.copies + report.rewritten + report.copiesRemoved > 0 {
+            print("  changed files: \(report.copies) content-addressed cop\(report.copies == 1 ? "y" : "ies") before the switch, \(report.rewritten) "
+                  + "rewritten at their paths after it, \(report.copiesRemoved) cop\(report.copiesRemoved == 1 ? "y" : "ies") removed")
+        }
         print("  apps read it at \(location.publicBase.absoluteString)")
     }
 }

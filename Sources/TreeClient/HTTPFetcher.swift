@@ -103,9 +103,14 @@ public final class HTTPFetcher: @unchecked Sendable {
     /// GETs `url`, retrying what may pass. 304 is returned when `ifNoneMatch` is given and the server answers it;
     /// 404 and any other non-2xx status throw a `Failure`. With `expected`, a body of another size or hash is a
     /// failure too (retried: a CDN may serve a half-replaced object for a moment).
-    public func fetch(_ url: URL, ifNoneMatch: String? = nil, expected: Expected? = nil,
+    ///
+    /// `alternate`: where the same bytes may also be (a content-addressed copy, `TreePath.contentAddressed`). When
+    /// `url` answers with other bytes than `expected`, it is asked at once, and its body is used if it matches; once
+    /// it answers 404 it is not asked again, and `url` is retried as usual.
+    public func fetch(_ url: URL, ifNoneMatch: String? = nil, expected: Expected? = nil, alternate: URL? = nil,
                       cancelled: () -> Bool = { false }) throws -> Response {
         var attempt = 0
+        var alternate = expected == nil ? nil : alternate
         while true {
             attempt += 1
             if cancelled() { throw Failure(url: url, kind: .cancelled, attempts: attempt - 1) }
@@ -116,11 +121,20 @@ public final class HTTPFetcher: @unchecked Sendable {
                 if r.status == 304 && ifNoneMatch != nil { return r }
                 if (200..<300).contains(r.status) {
                     guard let expected else { count(r.body.count); return r }
-                    if r.body.count != expected.size {
-                        kind = r.body.count < expected.size ? .incomplete(received: r.body.count, expected: expected.size)
-                            : .mismatch("\(r.body.count) bytes, expected \(expected.size)")
-                    } else if Self.sha256Hex(r.body) != expected.sha256.lowercased() {
-                        kind = .mismatch("sha256 differs from the one published for it")
+                    if let why = Self.mismatch(r.body, expected) {
+                        kind = why
+                        // Another release's bytes at a fixed path: the bytes listed may be in the store under their hash.
+                        if let alt = alternate {
+                            switch once(alt, ifNoneMatch: nil) {
+                            case .success(let a) where (200..<300).contains(a.status) && Self.mismatch(a.body, expected) == nil:
+                                count(a.body.count)
+                                return a
+                            case .success(let a) where a.status == 404 || a.status == 410:
+                                alternate = nil
+                            default:
+                                break
+                            }
+                        }
                     } else { count(r.body.count); return r }
                 } else if r.status == 404 || r.status == 410 {
                     throw Failure(url: url, kind: .notFound, attempts: attempt)
@@ -139,11 +153,13 @@ public final class HTTPFetcher: @unchecked Sendable {
     /// Fetches every item with at most `maxParallel` requests in flight; `body` runs (on a worker thread) for each
     /// verified body. The first failure stops the rest (requests not yet started are not made) and is thrown.
     /// `progress` is told (on a worker thread) how many items are done.
+    /// `alternate`: as for `fetch`, where an item's bytes may also be.
     public func fetchAll<Item>(_ items: [Item], url: @escaping (Item) -> URL, expected: @escaping (Item) -> Expected?,
+                               alternate: @escaping (Item) -> URL? = { _ in nil },
                                progress: ((Int, Int) -> Void)? = nil,
                                body: @escaping (Item, [UInt8]) throws -> Void) throws {
         guard !items.isEmpty else { return }
-        let work = Batch(items: items, url: url, expected: expected, body: body, progress: progress)
+        let work = Batch(items: items, url: url, expected: expected, alternate: alternate, body: body, progress: progress)
         // Threads of their own: each one mostly waits on the network, and Dispatch's concurrentPerform would run no
         // more of them than there are cores. (The closures are escaping: a finished thread may release them a moment
         // after this returns.)
@@ -164,15 +180,16 @@ public final class HTTPFetcher: @unchecked Sendable {
         let items: [Item]
         let url: (Item) -> URL
         let expected: (Item) -> Expected?
+        let alternate: (Item) -> URL?
         let body: (Item, [UInt8]) throws -> Void
         let progress: ((Int, Int) -> Void)?
         private let lock = NSLock()
         private var next = 0, done = 0
         private var failure: Error?
 
-        init(items: [Item], url: @escaping (Item) -> URL, expected: @escaping (Item) -> Expected?,
+        init(items: [Item], url: @escaping (Item) -> URL, expected: @escaping (Item) -> Expected?, alternate: @escaping (Item) -> URL?,
              body: @escaping (Item, [UInt8]) throws -> Void, progress: ((Int, Int) -> Void)?) {
-            self.items = items; self.url = url; self.expected = expected; self.body = body; self.progress = progress
+            self.items = items; self.url = url; self.expected = expected; self.alternate = alternate; self.body = body; self.progress = progress
         }
 
         var firstError: Error? { lock.lock(); defer { lock.unlock() }; return failure }
@@ -185,7 +202,8 @@ public final class HTTPFetcher: @unchecked Sendable {
                 next += 1
                 lock.unlock()
                 do {
-                    let r = try fetcher.fetch(url(items[i]), expected: expected(items[i]), cancelled: { self.firstError != nil })
+                    let r = try fetcher.fetch(url(items[i]), expected: expected(items[i]), alternate: alternate(items[i]),
+                                              cancelled: { self.firstError != nil })
                     try body(items[i], r.body)
                     lock.lock(); done += 1; let d = done; lock.unlock()
                     progress?(d, items.count)
@@ -198,6 +216,15 @@ public final class HTTPFetcher: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Why `body` is not the expected file; nil when it is.
+    static func mismatch(_ body: [UInt8], _ expected: Expected) -> Failure.Kind? {
+        if body.count != expected.size {
+            return body.count < expected.size ? .incomplete(received: body.count, expected: expected.size)
+                : .mismatch("\(body.count) bytes, expected \(expected.size)")
+        }
+        return sha256Hex(body) != expected.sha256.lowercased() ? .mismatch("sha256 differs from the one published for it") : nil
     }
 
     private func count(_ n: Int) { lock.lock(); received += n; lock.unlock() }

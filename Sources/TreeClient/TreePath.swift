@@ -32,6 +32,27 @@ public enum TreePath {
         return out
     }
 
+    /// The folder of a store where `generator publish` keeps content-addressed copies of files while it replaces them
+    /// (see `contentAddressed`). No path of a tree is ever below it: the publisher refuses a tree that names one.
+    public static let objectsFolder = "releases/objects/"
+
+    /// Where a store may also hold a file's bytes, named by their sha256: `releases/objects/SHA256.EXT`, EXT the path's
+    /// extension in lower case (letters and digits, at most 16; none otherwise), so the object is served with the same
+    /// Content-Type. An S3 publish writes these before it switches the manifest and rewrites the fixed paths after,
+    /// so a file fetched at its path with another sha256 than the index lists is read from here instead (on a host
+    /// without them, such as GitHub Pages, the object is simply missing). Nil when `sha256` is not 64 lowercase hex
+    /// digits.
+    public static func contentAddressed(sha256: String, path: String) -> String? {
+        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        var ext = ""
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            let e = name[name.index(after: dot)...].lowercased()
+            if (1...16).contains(e.utf8.count), e.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) }) { ext = "." + e }
+        }
+        return objectsFolder + sha256 + ext
+    }
+
     /// The URL of a tree path below a site's base URL (which names a folder: a missing final `/` is added), each
     /// segment percent-encoded.
     public static func url(_ path: String, under base: URL) -> URL {

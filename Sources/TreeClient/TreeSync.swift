@@ -11,7 +11,9 @@ import FoundationNetworking
 /// 3. fetches the file index the manifest names and checks its size and sha256;
 /// 4. uses the delta from the local version when the site offers one and it is smaller than the changed files it can
 ///    patch, applying each JSON Patch to the local file; downloads every other new or changed file whole;
-/// 5. checks the size and sha256 of every file, local ones carried over included, before it is used;
+/// 5. checks the size and sha256 of every file, local ones carried over included, before it is used; a file whose path
+///    holds other bytes is asked for at `releases/objects/SHA256.EXT` (`TreePath.contentAddressed`), where a publish
+///    to object storage keeps the new bytes until it has rewritten the fixed paths;
 /// 6. assembles the new copy in a staging folder beside the local one and swaps the two folders in one step.
 ///
 /// Any failure (unreachable site, timeout, 5xx, a truncated or corrupted body, a path that would leave the folder)
@@ -84,6 +86,10 @@ public final class TreeSync: @unchecked Sendable {
     }
 
     func url(_ path: String) -> URL { TreePath.url(path, under: site) }
+
+    /// The content-addressed copy of a file's listed bytes, asked when its path holds other bytes (an object store
+    /// between a publish's manifest switch and its rewrite of the fixed paths; see `TreePath.contentAddressed`).
+    func copyURL(_ f: IndexEntry) -> URL? { TreePath.contentAddressed(sha256: f.sha256, path: f.path).map(url) }
 }
 
 /// How far a sync is: files fetched, patched or carried over, of those the new release needs.
@@ -156,7 +162,7 @@ private struct Run {
     var site: String { sync.site.absoluteString }
 
     func fetch(_ path: String, expected: IndexEntry? = nil, ifNoneMatch: String? = nil) throws -> HTTPFetcher.Response {
-        do { return try sync.fetcher.fetch(sync.url(path), ifNoneMatch: ifNoneMatch, expected: expected?.expected) }
+        do { return try sync.fetcher.fetch(sync.url(path), ifNoneMatch: ifNoneMatch, expected: expected?.expected, alternate: expected.flatMap(sync.copyURL)) }
         catch let f as HTTPFetcher.Failure { throw Self.failure(f) }
     }
 
@@ -312,7 +318,8 @@ private struct Run {
             step()
         }
         do {
-            try sync.fetcher.fetchAll(download.filter { fetched[$0.path] == nil }, url: { sync.url($0.path) }, expected: { $0.expected }) { f, bytes in
+            try sync.fetcher.fetchAll(download.filter { fetched[$0.path] == nil }, url: { sync.url($0.path) }, expected: { $0.expected },
+                                      alternate: sync.copyURL) { f, bytes in
                 try staging.write(f.path, bytes)
                 step()
             }

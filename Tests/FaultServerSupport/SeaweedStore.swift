@@ -129,6 +129,26 @@ public final class SeaweedStore {
         guard (200..<300).contains(box.status) else { throw Missing(description: "creating bucket \(name): HTTP \(box.status)") }
     }
 
+    /// The names in a folder of a bucket as the filer lists them (not through S3, so not through the code under test);
+    /// empty when there is no such folder.
+    public func list(_ bucket: String, _ folder: String) throws -> [String] {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(filerPort)/buckets/\(bucket)/\(folder)/?limit=10000")!)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        final class Box: @unchecked Sendable { var status = 0; var body = Data() }
+        let box = Box(), done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            box.body = data ?? Data()
+            done.signal()
+        }.resume()
+        done.wait()
+        if box.status == 404 { return [] }
+        guard box.status == 200, let json = try JSONSerialization.jsonObject(with: box.body) as? [String: Any] else {
+            throw Missing(description: "listing \(folder) on the filer: HTTP \(box.status)")
+        }
+        return ((json["Entries"] as? [[String: Any]]) ?? []).compactMap { ($0["FullPath"] as? String)?.split(separator: "/").last.map(String.init) }
+    }
+
     /// The public (anonymous, read-only) URL of a prefix, as apps are given it.
     public func site(_ bucket: String, _ prefix: String) -> URL { URL(string: "\(endpoint)/\(bucket)/\(prefix)/")! }
 }
@@ -182,7 +202,9 @@ public final class S3Proxy {
     /// Every request answered since the last `clearLog()`, in order.
     public func log() throws -> [Request] { try JSONDecoder().decode([Request].self, from: Data(try get("/__log"))) }
     public func clearLog() throws { try get("/__log?clear=1") }
-    /// After `after` more PUTs, every PUT gets `mode`: "500" or "hang".
+    /// After `after` more PUTs, every PUT gets `mode`: "500", "500once" or "hang".
     public func failPuts(after: Int, mode: String) throws { try get("/__faults?put-after=\(after)&mode=\(mode)") }
+    /// The same for DELETEs (replaces a PUT fault).
+    public func failDeletes(after: Int, mode: String) throws { try get("/__faults?delete-after=\(after)&mode=\(mode)") }
     public func clearFaults() throws { try get("/__faults?clear=1") }
 }

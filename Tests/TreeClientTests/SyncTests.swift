@@ -225,6 +225,73 @@ final class SyncTests: XCTestCase {
         XCTAssertEqual(report.notes.filter { $0.contains("did not give the published bytes") }.count, 2, "\(report.notes)")
     }
 
+    /// An object store in the middle of a publish: the manifest already names release 2, but b.json still holds
+    /// release 1's bytes at its path; release 2's bytes are in the store under their sha256
+    /// (`releases/objects/SHA256.json`). Sync reads them from there, checks them, and the copy is release 2's byte
+    /// for byte. Without that object (GitHub Pages) or with other bytes in it, the sync fails as before.
+    func testAFileItsPathDoesNotHoldYetIsReadFromItsContentAddressedCopy() throws {
+        let site = work.appendingPathComponent("mid-publish")
+        try FileManager.default.copyItem(at: r2.root, to: site)
+        try Data(r1.files["b.json"]!).write(to: site.appendingPathComponent("b.json"))
+        let b2 = r2.files["b.json"]!
+        let object = "releases/objects/\(HTTPFetcher.sha256Hex(b2)).json"
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("releases/objects"), withIntermediateDirectories: true)
+        try Data(b2).write(to: site.appendingPathComponent(object))
+        try server.serve(site)
+
+        // A fresh copy, and a copy at release 1 (b.json has no patch: downloaded whole).
+        let fresh = work.appendingPathComponent("fresh/copy"), old = work.appendingPathComponent("old/copy")
+        try server.serve(r1.root)
+        _ = try client(old).run(progress: nil)
+        try server.serve(site)
+        for dir in [fresh, old] {
+            try server.clearLog()
+            let report = try client(dir, retries: 3).run(progress: nil)
+            XCTAssertEqual(report.toVersion, 2)
+            XCTAssertEqual(snapshot(dir), snapshot(r2.root), "byte-identical to release 2 (\(dir.path))")
+            let log = try server.log().map(\.path)
+            XCTAssertEqual(log.filter { $0 == "b.json" }.count, 1, "the copy is asked at once, not after retries: \(log)")
+            XCTAssertEqual(log.filter { $0 == object }.count, 1, "\(log)")
+            XCTAssertEqual(log.filter { $0.hasPrefix("releases/objects/") }.count, 1, "only for the file whose path holds other bytes: \(log)")
+        }
+
+        // Other bytes in the copy too, or no copy: refused as before, naming the file; the copy at release 1 intact.
+        try server.serve(r1.root)
+        let stale = work.appendingPathComponent("stale/copy")
+        _ = try client(stale).run(progress: nil)
+        try server.serve(site)
+        for damage in ["other bytes", nil] {
+            if let damage { try Data(damage.utf8).write(to: site.appendingPathComponent(object)) }
+            else { try FileManager.default.removeItem(at: site.appendingPathComponent(object)) }
+            try server.clearLog()
+            XCTAssertThrowsError(try client(stale, retries: 2).run(progress: nil)) { e in
+                XCTAssertEqual((e as? SyncError)?.kind, .invalidRelease, "\(e)")
+                XCTAssertTrue("\(e)".contains(server.base.absoluteString + "b.json"), "\(e)")
+            }
+            XCTAssertEqual(snapshot(stale), snapshot(r1.root))
+            let log = try server.log().map(\.path)
+            XCTAssertEqual(log.filter { $0 == "b.json" }.count, 3, "the path is retried as before: \(log)")
+            // Asked again after each retry while it answers with bytes; a 404 ends it (no such object on Pages).
+            XCTAssertEqual(log.filter { $0 == object }.count, damage == nil ? 1 : 3, "\(log)")
+        }
+    }
+
+    /// The content-addressed name of a file: its sha256 and its extension (lower case, letters and digits), never a
+    /// path outside releases/objects/.
+    func testContentAddressedNames() {
+        let h = String(repeating: "ab", count: 32)
+        let cases: [(String, String?)] = [
+            ("products/1/details.json", "releases/objects/\(h).json"), ("404.html", "releases/objects/\(h).html"),
+            ("a/B.SVG", "releases/objects/\(h).svg"), ("x.tar.gz", "releases/objects/\(h).gz"), (".nojekyll", "releases/objects/\(h)"),
+            ("CNAME", "releases/objects/\(h)"), ("a/b.j$on", "releases/objects/\(h)"), ("a/b.", "releases/objects/\(h)"),
+            ("a/b." + String(repeating: "x", count: 17), "releases/objects/\(h)"),
+        ]
+        for (path, expected) in cases { XCTAssertEqual(TreePath.contentAddressed(sha256: h, path: path), expected, path) }
+        for bad in [String(repeating: "AB", count: 32), String(repeating: "a", count: 63), "../" + String(repeating: "a", count: 61), ""] {
+            XCTAssertNil(TreePath.contentAddressed(sha256: bad, path: "a.json"), bad)
+        }
+    }
+
     func testAsyncRun() async throws {
         let dir = work.appendingPathComponent("copy")
         let report = try await client(dir).run()

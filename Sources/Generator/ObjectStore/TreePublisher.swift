@@ -3,18 +3,26 @@ import Indexer
 import Schemas
 import TreeClient
 
-/// `generator publish DIST --to s3://BUCKET/PREFIX`: uploads a built tree to an S3-compatible store so that apps
-/// syncing from it (`TreeSync`) never see a release whose manifest names a file that is not there yet.
+/// `generator publish DIST --to s3://BUCKET/PREFIX`: uploads a built tree to an S3-compatible store so that at every
+/// moment the manifest apps read (`TreeSync`) names only files they can get with their sha256.
 ///
 /// What is on the store is known only from what this tool wrote there: the published `update-manifest.json`, the
 /// file index it names (checked against the manifest's sha256 and size) and the publish log
-/// (`releases/publish-log.json`: every file index this tool uploaded, with its sha256). The store's listing and
-/// ETags are never used. Order of the writes:
-/// 1. files the published release does not name (new content, then the new release's file index and deltas):
-///    the published release is untouched;
-/// 2. files it names whose content changed (in place: S3 has no atomic switch of many objects);
-/// 3. the publish log, then `update-manifest.json`, the one object that switches apps to the new release;
-/// 4. with `--prune`, objects named only by file indexes of releases the new tree no longer keeps (content first,
+/// (`releases/publish-log.json`: every file index this tool uploaded, with its sha256, and the content-addressed
+/// copies of a publish not yet cleaned up). The store's listing and ETags are never used.
+///
+/// The tree's paths are fixed and S3 cannot switch many objects at once, so no object the published release names is
+/// written before the switch. Order of the writes:
+/// 1. files the published release does not name (new content, then the new release's file index and deltas);
+/// 2. the publish log, naming the copies of step 3 before any of them exists;
+/// 3. the new bytes of each file it names that changes, at `releases/objects/SHA256.EXT` (`TreePath.contentAddressed`),
+///    where no tree path can be;
+/// 4. `update-manifest.json`, the one object that switches apps to the new release;
+/// 5. the changed files at their paths (apps that fetch paths directly); until then `TreeSync` reads a path that
+///    holds other bytes from its copy;
+/// 6. the copies deleted once every path holds its new bytes, and the log without them (a publish stopped anywhere
+///    is completed by running it again: steps 5 and 6 are redone from the log);
+/// 7. with `--prune`, objects named only by file indexes of releases the new tree no longer keeps (content first,
 ///    their file indexes last, so an interrupted prune can be run again).
 public final class TreePublisher {
     public struct Options: Sendable {
@@ -33,15 +41,33 @@ public final class TreePublisher {
         public var previousVersion: Int?
         public var alreadyPublished = false
         public var dryRun = false
+        /// Objects written (files, content-addressed copies, the manifest; not the publish log) and their bytes.
         public var uploaded = 0
         public var uploadedBytes = 0
         public var skipped = 0
+        /// Content-addressed copies uploaded, changed files rewritten at their paths, copies removed.
+        public var copies = 0, rewritten = 0, copiesRemoved = 0
         public var pruned = 0
-        /// Paths in upload order, for `--dry-run` and the tests.
-        public var plan: [(path: String, phase: String)] = []
+        /// Objects in upload order, for `--dry-run` and the tests.
+        public var plan: [Planned] = []
+        /// Content-addressed copies the clean-up deletes.
+        public var cleanup: [String] = []
         public var deletions: [String] = []
         public var notes: [String] = []
     }
+
+    /// One object a publish writes.
+    public struct Planned: Sendable, Equatable {
+        public enum Phase: String, Sendable { case new, copy, manifest, rewrite }
+        public var path: String
+        public var phase: Phase
+        /// For a copy: the path whose new bytes it holds.
+        public var of: String?
+        public init(path: String, phase: Phase, of: String? = nil) { self.path = path; self.phase = phase; self.of = of }
+    }
+
+    /// A file of a tree as its index lists it.
+    typealias File = (path: String, sha256: String, size: Int)
 
     /// Why a publish stopped. `refused`: nothing was written (exit 2); `failed`: a request failed (exit 1), with
     /// what that left on the store said plainly.
@@ -88,6 +114,21 @@ public final class TreePublisher {
         }
     }
 
+    /// The publish log: the file indexes uploaded, and the copies of a publish that has not finished.
+    struct Log: Equatable {
+        var releases: [LogEntry] = []
+        var pending: [Pending] = []
+    }
+
+    /// A changed file of a publish not yet completed: its new bytes are (or are about to be) in its content-addressed
+    /// copy, and its path may still hold older bytes.
+    struct Pending: Equatable {
+        var path: String
+        var sha256: String
+        /// Derived, never read from the log: the clean-up deletes nothing outside `releases/objects/`.
+        var object: String { TreePath.contentAddressed(sha256: sha256, path: path)! }
+    }
+
     /// One file index this tool uploaded, as the publish log remembers it.
     struct LogEntry: Equatable {
         var version: Int
@@ -112,7 +153,7 @@ public final class TreePublisher {
         do { published = try readPublished(&report) } catch let f as S3Failure {
             throw Failure(kind: .failed, description: "cannot read what \(location) holds: \(f); nothing was uploaded")
         }
-        var log: [LogEntry]
+        let log: Log
         do { log = try readLog(&report) } catch let f as S3Failure {
             throw Failure(kind: .failed, description: "cannot read what \(location) holds: \(f); nothing was uploaded")
         }
@@ -133,10 +174,13 @@ public final class TreePublisher {
             }
         }
 
-        // The plan: every file whose sha256 differs from the published index's, new paths before changed ones.
+        // The plan: every file whose sha256 differs from the published index's. Paths the published release does not
+        // name are written directly; a file it names whose bytes change goes first to its content-addressed copy
+        // (no path of a tree is there), and to its path only after the manifest switch.
         let was = published?.byPath.merging(published.map { [$0.indexPath: $0.indexSha] } ?? [:], uniquingKeysWith: { a, _ in a }) ?? [:]
-        var newContent: [(path: String, sha256: String, size: Int)] = [], newRelease = newContent, changed = newContent
-        for f in local.files + [(local.indexPath, local.indexSha, local.indexSize)] {
+        let localFiles = local.files + [(local.indexPath, local.indexSha, local.indexSize)]
+        var newContent: [File] = [], newRelease = newContent, changed = newContent
+        for f in localFiles {
             guard let old = was[f.path] else {
                 if f.path.hasPrefix("releases/") { newRelease.append(f) } else { newContent.append(f) }
                 continue
@@ -144,61 +188,115 @@ public final class TreePublisher {
             if old == f.sha256 { report.skipped += 1 } else { changed.append(f) }
         }
         let newFiles = newContent + newRelease
-        report.plan = newFiles.map { ($0.path, "new") } + changed.map { ($0.path, "changed") }
+        var copies: [(object: String, file: File)] = [], copied: Set<String> = []
+        for f in changed {
+            let object = TreePath.contentAddressed(sha256: f.sha256, path: f.path)!
+            if copied.insert(object).inserted { copies.append((object, f)) }
+        }
+        // Rewritten at their paths after the switch: the changed files, and the files an earlier publish left pending
+        // that this release names unchanged (stopped before it had rewritten them, they may still hold older bytes).
+        var rewrite = changed
+        var planned = Set(newFiles.map(\.path)).union(changed.map(\.path))
+        let byPath = Dictionary(localFiles.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        for p in log.pending where planned.insert(p.path).inserted {
+            if let f = byPath[p.path] { rewrite.append(f) }
+        }
+        report.skipped -= rewrite.count - changed.count
 
-        // The publish log after this release: every file index uploaded so far, and this tree's.
+        // The publish log after this release: every file index uploaded so far and this tree's, and the copies this
+        // publish writes (recorded before any of them exists, so the clean-up always knows them).
         var newLog = log
         for e in (published?.carried ?? []) + (published.map { [LogEntry(version: $0.version, sha256: $0.indexSha, size: $0.indexSize)] } ?? [])
             + local.carried + [LogEntry(version: local.version, sha256: local.indexSha, size: local.indexSize)] {
             // The same index again keeps what the log knows of it; another one under that version replaces it.
-            if newLog.contains(where: { $0.version == e.version && $0.sha256 == e.sha256 }) { continue }
-            newLog.removeAll { $0.version == e.version }
-            newLog.append(e)
+            if newLog.releases.contains(where: { $0.version == e.version && $0.sha256 == e.sha256 }) { continue }
+            newLog.releases.removeAll { $0.version == e.version }
+            newLog.releases.append(e)
         }
-        newLog.sort { $0.version < $1.version }
+        newLog.releases.sort { $0.version < $1.version }
+        for f in changed where !newLog.pending.contains(Pending(path: f.path, sha256: f.sha256)) {
+            newLog.pending.append(Pending(path: f.path, sha256: f.sha256))
+        }
+        var cleanup: [String] = [], seen: Set<String> = []
+        for p in newLog.pending where seen.insert(p.object).inserted { cleanup.append(p.object) }
         let manifestChanged = !report.alreadyPublished
 
+        report.plan = newFiles.map { Planned(path: $0.path, phase: .new) } + copies.map { Planned(path: $0.object, phase: .copy, of: $0.file.path) }
+            + (manifestChanged ? [Planned(path: "update-manifest.json", phase: .manifest)] : [])
+            + rewrite.map { Planned(path: $0.path, phase: .rewrite) }
+        report.cleanup = cleanup
         if options.dryRun {
             if options.prune {
-                do { report.deletions = try planPrune(local: local, reader: reader, log: newLog, report: &report).delete } catch let f as S3Failure {
+                do { report.deletions = try planPrune(local: local, reader: reader, log: newLog.releases, report: &report).delete } catch let f as S3Failure {
                     throw Failure(kind: .failed, description: "cannot read what \(location) holds: \(f); nothing was written")
                 }
             }
             return report
         }
 
-        // 1 and 2: the files, in parallel within each step.
+        // The writes, in parallel within each step.
         let p = published.map { "version \($0.version)" } ?? "no release"
         var step = "new files"
-        let changedDone = Work(count: 0)
+        let copiesDone = Work(count: 0), rewritten = Work(count: 0), removed = Work(count: 0)
+        var switched = false
         do {
-            try upload(newFiles, "new files", reader, &report)
-            step = "changed files"
-            try upload(changed, "changed files", reader, &report, counter: changedDone)
+            try upload(newFiles.map { ($0.path, $0) }, "new files", reader, &report)
             step = "the publish log"
             if newLog != log { try putLog(newLog) }
+            step = "content-addressed copies"
+            try upload(copies, "content-addressed copies of changed files", reader, &report, counter: copiesDone)
+            report.copies = copies.count
             step = "update-manifest.json"
             if manifestChanged {
+                progress("switching to version \(local.version): update-manifest.json")
                 try store.put(location.key("update-manifest.json"), body: manifestBytes, sha256: HTTPFetcher.sha256Hex(manifestBytes),
                               contentType: ContentTypes.entry(for: "update-manifest.json").type, cacheControl: Self.manifestCache)
                 report.uploaded += 1
                 report.uploadedBytes += manifestBytes.count
-                report.plan.append(("update-manifest.json", "manifest"))
             }
+            switched = true
+            step = "changed files at their paths"
+            try upload(rewrite.map { ($0.path, $0) }, "changed files at their paths", reader, &report, counter: rewritten)
+            report.rewritten = rewrite.count
+            step = "the clean-up of content-addressed copies"
+            if !cleanup.isEmpty {
+                progress("removing \(cleanup.count) content-addressed cop\(cleanup.count == 1 ? "y" : "ies")")
+                try Self.forEach(cleanup, parallel: options.parallel) { o in
+                    try self.store.delete(self.location.key(o))
+                    _ = removed.finish()
+                }
+                report.copiesRemoved = cleanup.count
+            }
+            step = "the publish log"
+            var done = newLog
+            done.pending = []
+            if done != newLog { try putLog(done) }
         } catch let e {
             let why = (e as? Failure)?.description ?? "\(e)"
-            // Said exactly: how much of what apps now read is no longer the published release's.
-            let overwritten = changedDone.finished
-            let state = overwritten == 0 ? "the published release (\(p)) is unchanged: only files it does not name were uploaded"
-                : "update-manifest.json still names \(p), but \(overwritten) of the \(changed.count) files it names that the new release "
-                + "changes already hold the new bytes (an app syncing meanwhile finds their sha256 wrong and keeps its copy)"
+            // Said exactly: what apps now read, and what is left to do.
+            let v = "version \(local.version)"
+            let state: String
+            if !switched && step == "update-manifest.json" {
+                state = "update-manifest.json names \(p) or, if the store applied the last request, \(v): either is whole for apps (every file it "
+                    + "names is at its path or in its content-addressed copy)"
+            } else if !switched {
+                state = "the published release (\(p)) is unchanged: no object it names was written"
+                    + (copiesDone.finished > 0 ? " (\(copiesDone.finished) of \(copies.count) content-addressed copies of changed files are up)" : "")
+            } else if rewritten.finished < rewrite.count {
+                state = "\(v) is published and whole for apps: \(rewrite.count - rewritten.finished) of the \(rewrite.count) changed files do not "
+                    + "hold their new bytes at their paths yet, and are read from their content-addressed copies"
+            } else {
+                state = "\(v) is published and every file holds its bytes at its path; \(cleanup.count - removed.finished) content-addressed "
+                    + "cop\(cleanup.count - removed.finished == 1 ? "y is" : "ies are") left on the store"
+            }
             throw Failure(kind: .failed, description: "uploading \(step) failed: \(why). \(state). Run the same publish again to complete it")
         }
-        log = newLog
 
-        // 4. Prune.
+        // Prune.
         if options.prune {
-            do { try prune(local: local, reader: reader, log: log, report: &report) } catch let e {
+            var after = newLog
+            after.pending = []
+            do { try prune(local: local, reader: reader, log: after, report: &report) } catch let e {
                 throw Failure(kind: .failed, description: "version \(local.version) is published, but pruning failed: \((e as? Failure)?.description ?? "\(e)"). "
                               + "Run the publish with --prune again to finish it")
             }
@@ -265,8 +363,9 @@ public final class TreePublisher {
                 throw NotOurs(why: "\(path): entry \(i) lacks a path, a sha256 or a size")
             }
             if let why = TreePath.rejection(p) { throw NotOurs(why: "\(path): entry \(i) \(TreePath.shown(p)): \(why)") }
-            guard p != "update-manifest.json", p != path, p != logPath, byPath.updateValue(h, forKey: p) == nil else {
-                throw NotOurs(why: "\(path): entry \(i) \(TreePath.shown(p)) cannot be listed (twice, or a path the publish writes itself)")
+            guard p != "update-manifest.json", p != path, p != logPath, !p.hasPrefix(TreePath.objectsFolder), byPath.updateValue(h, forKey: p) == nil else {
+                throw NotOurs(why: "\(path): entry \(i) \(TreePath.shown(p)) cannot be listed (twice, or a path the publish writes itself: "
+                              + "the manifest, \(logPath), \(TreePath.objectsFolder)…)")
             }
             files.append((p, h, s))
         }
@@ -297,12 +396,22 @@ public final class TreePublisher {
     }
 
     /// The publish log; empty when there is none. One that cannot be read as ours is set aside (noted): it only
-    /// limits what --prune can find.
-    func readLog(_ report: inout Report) throws -> [LogEntry] {
-        guard let bytes = try store.get(location.key(Self.logPath)) else { return [] }
+    /// limits what --prune and the clean-up can find.
+    func readLog(_ report: inout Report) throws -> Log {
+        guard let bytes = try store.get(location.key(Self.logPath)) else { return Log() }
         guard let json = try? JSONReader.parse(bytes), json["format"]?.intValue == 1, let list = json["releases"]?.arrayValue else {
             report.notes.append("\(Self.logPath) on the store is not a publish log of ours: ignored (--prune finds only the releases it can vouch for)")
-            return []
+            return Log()
+        }
+        var pending: [Pending] = []
+        for e in json["pending"]?.arrayValue ?? [] {
+            guard let p = e["path"]?.stringValue, TreePath.rejection(p) == nil, !p.hasPrefix(TreePath.objectsFolder),
+                  let h = e["sha256"]?.stringValue, Self.isSha256(h) else {
+                report.notes.append("\(Self.logPath): a pending entry is malformed: ignored")
+                continue
+            }
+            let entry = Pending(path: p, sha256: h)
+            if !pending.contains(entry) { pending.append(entry) }
         }
         var out: [LogEntry] = []
         for e in list {
@@ -313,16 +422,21 @@ public final class TreePublisher {
             out.removeAll { $0.version == v }
             out.append(LogEntry(version: v, sha256: h, size: s, contentPruned: e["contentPruned"]?.boolValue ?? false))
         }
-        return out.sorted { $0.version < $1.version }
+        return Log(releases: out.sorted { $0.version < $1.version }, pending: pending)
     }
 
-    func putLog(_ log: [LogEntry]) throws {
-        let json: JSON = .obj([
-            "format": .int(1),
-            "about": .string("Written by generator publish: every file index it uploaded here (what --prune may delete files of)."),
-            "releases": .array(log.map { .obj(["version": .int($0.version), "path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size),
-                                               "contentPruned": .bool($0.contentPruned)]) }),
-        ])
+    func putLog(_ log: Log) throws {
+        var fields: [(String, JSON)] = [
+            ("format", .int(1)),
+            ("about", .string("Written by generator publish: every file index it uploaded here (what --prune may delete files of), and the "
+                              + "content-addressed copies of a publish not completed yet (pending: deleted once every path holds its new bytes).")),
+            ("releases", .array(log.releases.map { .obj(["version": .int($0.version), "path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size),
+                                                         "contentPruned": .bool($0.contentPruned)]) })),
+        ]
+        if !log.pending.isEmpty {
+            fields.append(("pending", .array(log.pending.map { .obj(["path": .string($0.path), "sha256": .string($0.sha256), "object": .string($0.object)]) })))
+        }
+        let json: JSON = .object(JSONObject(fields.map { JSONObject.Member(key: $0.0, value: $0.1) }))
         let bytes = try JSONWriter(pretty: true).bytes(json)
         try store.put(location.key(Self.logPath), body: bytes, sha256: HTTPFetcher.sha256Hex(bytes),
                       contentType: ContentTypes.entry(for: Self.logPath).type, cacheControl: Self.manifestCache)
@@ -335,10 +449,11 @@ public final class TreePublisher {
     static let releaseCache = "public, max-age=86400"
     static let contentCache = "public, max-age=60"
 
-    /// Cache-Control of a file of the tree: a year and `immutable` for a file named by a hash of its own bytes (the
-    /// search shards), a day for a release's file index and deltas (named by version, never rewritten once
-    /// published), a minute for every other file (fixed paths whose content a later release changes).
+    /// Cache-Control of an object: a year and `immutable` for a content-addressed copy and for a file named by a hash
+    /// of its own bytes (the search shards), a day for a release's file index and deltas (named by version, never
+    /// rewritten once published), a minute for every other file (fixed paths whose content a later release changes).
     static func cacheControl(path: String, bytes: [UInt8]) -> String {
+        if path.hasPrefix(TreePath.objectsFolder) { return immutableCache }
         if path.hasPrefix("releases/") { return releaseCache }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let stem = name.split(separator: ".").first.map(String.init) ?? name
@@ -348,27 +463,29 @@ public final class TreePublisher {
         return contentCache
     }
 
-    /// Uploads `files` in parallel; `counter` counts those the store accepted.
-    func upload(_ files: [(path: String, sha256: String, size: Int)], _ what: String, _ reader: TreeReader, _ report: inout Report,
+    /// Uploads each file of the tree to its object (its path, or its content-addressed copy) in parallel; `counter`
+    /// counts those the store accepted.
+    func upload(_ items: [(object: String, file: File)], _ what: String, _ reader: TreeReader, _ report: inout Report,
                 counter: Work = Work(count: 0)) throws {
-        guard !files.isEmpty else { return }
-        let bytes = files.reduce(0) { $0 + $1.size }
-        progress("uploading \(what): \(files.count) file(s), \(bytes) bytes")
+        guard !items.isEmpty else { return }
+        let bytes = items.reduce(0) { $0 + $1.file.size }
+        progress("uploading \(what): \(items.count) file(s), \(bytes) bytes")
         let shown = Shown()
-        try Self.forEach(files, parallel: options.parallel, done: { done in
-            if shown.next(done, total: files.count) { self.progress("  \(what): \(done)/\(files.count)") }
-        }) { f in
+        try Self.forEach(items, parallel: options.parallel, done: { done in
+            if shown.next(done, total: items.count) { self.progress("  \(what): \(done)/\(items.count)") }
+        }) { item in
+            let f = item.file
             let body: [UInt8]
             do { body = try reader.read(f.path) } catch { throw Failure(kind: .failed, description: "\(self.dist.path): \(error)") }
             // The tree was validated before; a file that changed since is not published.
             guard body.count == f.size, HTTPFetcher.sha256Hex(body) == f.sha256 else {
                 throw Failure(kind: .failed, description: "\(self.dist.path)/\(TreePath.shown(f.path)) changed while publishing (its sha256 is no longer the file index's)")
             }
-            try self.store.put(self.location.key(f.path), body: body, sha256: f.sha256, contentType: ContentTypes.entry(for: f.path).type,
-                               cacheControl: Self.cacheControl(path: f.path, bytes: body))
+            try self.store.put(self.location.key(item.object), body: body, sha256: f.sha256, contentType: ContentTypes.entry(for: item.object).type,
+                               cacheControl: Self.cacheControl(path: item.object, bytes: body))
             _ = counter.finish()
         }
-        report.uploaded += files.count
+        report.uploaded += items.count
         report.uploadedBytes += bytes
     }
 
@@ -460,8 +577,9 @@ public final class TreePublisher {
             }
             var paths: [String] = []
             for f in list {
-                // Only plain paths of a tree; a path that would leave the prefix is never deleted.
-                guard let p = f["path"]?.stringValue, TreePath.rejection(p) == nil else { paths = []; break }
+                // Only plain paths of a tree; a path that would leave the prefix is never deleted, nor one where the
+                // publish keeps its content-addressed copies (the clean-up's alone).
+                guard let p = f["path"]?.stringValue, TreePath.rejection(p) == nil, !p.hasPrefix(TreePath.objectsFolder) else { paths = []; break }
                 paths.append(p)
             }
             if paths.isEmpty && !list.isEmpty {
@@ -483,8 +601,8 @@ public final class TreePublisher {
         return (delete, gone, emptied)
     }
 
-    func prune(local: Release, reader: TreeReader, log: [LogEntry], report: inout Report) throws {
-        let plan = try planPrune(local: local, reader: reader, log: log, report: &report)
+    func prune(local: Release, reader: TreeReader, log: Log, report: inout Report) throws {
+        let plan = try planPrune(local: local, reader: reader, log: log.releases, report: &report)
         report.deletions = plan.delete
         if !plan.delete.isEmpty {
             progress("pruning: \(plan.delete.count) object(s) named only by releases no longer kept")
@@ -494,7 +612,8 @@ public final class TreePublisher {
                 report.pruned += batch.count
             }
         }
-        let remaining = log.filter { !plan.gone.contains($0.version) }.map { e in
+        var remaining = log
+        remaining.releases = log.releases.filter { !plan.gone.contains($0.version) }.map { e in
             var e = e
             if plan.emptied.contains(e.version) { e.contentPruned = true }
             return e

@@ -72,25 +72,34 @@ final class PublishTests: XCTestCase {
         return (manifest["version"] as! Int, files, path, files.merging([path: HTTPFetcher.sha256Hex([UInt8](data))], uniquingKeysWith: { a, _ in a }))
     }
 
+    /// Where the store keeps a changed file's new bytes while a publish replaces it (README: `releases/objects/`, the
+    /// sha256, the path's extension), written out here rather than taken from the code under test.
+    static func copyKey(_ path: String, _ sha256: String) -> String {
+        let name = path.split(separator: "/").last!
+        return "releases/objects/\(sha256)" + (name.contains(".") ? "." + name.split(separator: ".").last!.lowercased() : "")
+    }
+
     /// Checks every object the tree's file index names on the store, fetched as an app would: the store's manifest is
-    /// the tree's, and each file has the index's sha256, or (for the paths `mayHold` gives) that other sha256.
-    /// Returns the paths that hold the other one.
+    /// the tree's, and each file has the index's sha256 at its path or, with `viaCopies`, in its content-addressed
+    /// copy (what `TreeSync` reads when the path holds other bytes). `only`: just these of its paths. Returns the
+    /// paths read through their copies.
     @discardableResult
-    func checkEveryObject(_ prefix: String, _ tree: URL, mayHold: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> Set<String> {
+    func checkEveryObject(_ prefix: String, _ tree: URL, viaCopies: Bool = false, only: Set<String>? = nil,
+                          file: StaticString = #filePath, line: UInt = #line) throws -> Set<String> {
         let idx = try Self.index(tree)
         XCTAssertEqual(try object(prefix, "update-manifest.json").map { Data($0) }, try Data(contentsOf: tree.appendingPathComponent("update-manifest.json")),
                        "the store's manifest is \(tree.lastPathComponent)'s", file: file, line: line)
-        let all = idx.all
+        let all = idx.all.filter { only?.contains($0.key) ?? true }
         let lock = NSLock()
         var other = Set<String>(), wrong: [String] = []
         let fetcher = HTTPFetcher(.init(timeout: 10, retries: 0, maxParallel: 8))
         try fetcher.fetchAll(Array(all.keys), url: { TreePath.url($0, under: self.store.site(Self.bucket, prefix)) }, expected: { _ in nil }) { path, body in
-            let sha = HTTPFetcher.sha256Hex(body)
+            if HTTPFetcher.sha256Hex(body) == all[path] { return }
+            let copy = viaCopies ? try self.object(prefix, Self.copyKey(path, all[path]!)) : nil
             lock.lock(); defer { lock.unlock() }
-            if sha == all[path] { return }
-            if sha == mayHold[path] { other.insert(path) } else { wrong.append(path) }
+            if let copy, HTTPFetcher.sha256Hex(copy) == all[path] { other.insert(path) } else { wrong.append(path) }
         }
-        XCTAssertEqual(wrong.sorted(), [], "objects whose bytes are neither", file: file, line: line)
+        XCTAssertEqual(wrong.sorted(), [], "objects whose bytes are not the index's", file: file, line: line)
         return other
     }
 
@@ -107,28 +116,68 @@ final class PublishTests: XCTestCase {
         return box.headers
     }
 
-    /// The tree paths of a proxy log's PUTs, in order (the publish log is the tool's own object, not a tree file).
+    /// What a publish of `to` over `from` writes, from the two trees' indexes: the paths `from` does not name, the
+    /// files it names whose sha256 changes (path → new sha256), and their content-addressed copies.
+    static func changes(from: URL, to: URL) throws -> (new: Set<String>, changed: [String: String], copies: Set<String>) {
+        let a = try index(from).all, b = try index(to).all
+        let changed = b.filter { a[$0.key] != nil && a[$0.key] != $0.value }
+        return (Set(b.keys.filter { a[$0] == nil }), changed, Set(changed.map { copyKey($0.key, $0.value) }))
+    }
+
+    /// (method, tree path or object) of the successful writes under `prefix` in a proxy log, in order.
+    func writes(_ log: [S3Proxy.Request], _ prefix: String) -> [(method: String, path: String)] {
+        log.filter { ($0.method == "PUT" || $0.method == "DELETE") && (200..<300).contains($0.status) }
+            .map { ($0.method, String($0.path.dropFirst("/\(Self.bucket)/\(prefix)/".count))) }
+    }
+    /// The objects written (the publish log aside: it is the tool's own) and deleted.
     func puts(_ log: [S3Proxy.Request], _ prefix: String) -> [String] {
-        log.filter { $0.method == "PUT" && $0.status == 200 }.map { String($0.path.dropFirst("/\(Self.bucket)/\(prefix)/".count)) }
-            .filter { $0 != TreePublisher.logPath }
+        writes(log, prefix).filter { $0.method == "PUT" && $0.path != TreePublisher.logPath }.map(\.path)
+    }
+    func deletes(_ log: [S3Proxy.Request], _ prefix: String) -> [String] { writes(log, prefix).filter { $0.method == "DELETE" }.map(\.path) }
+
+    /// Starts a publish of `tree` through `proxy`, one request at a time, kills it (SIGKILL) while its `method`
+    /// request number `k + 1` is held by the proxy, and returns the requests it made.
+    func killedPublish(_ tree: URL, _ prefix: String, via proxy: S3Proxy, after k: Int, _ method: String = "PUT",
+                       file: StaticString = #filePath, line: UInt = #line) throws -> [S3Proxy.Request] {
+        try proxy.clearLog()
+        if method == "PUT" { try proxy.failPuts(after: k, mode: "hang") } else { try proxy.failDeletes(after: k, mode: "hang") }
+        let p = Process()
+        p.executableURL = TestSupport.generatorBinary
+        p.arguments = ["publish", tree.path, "--to", "s3://\(Self.bucket)/\(prefix)", "--endpoint", proxy.endpoint, "--parallel", "1"]
+        p.environment = ProcessInfo.processInfo.environment.merging(env, uniquingKeysWith: { _, b in b })
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        func done() throws -> Int { try proxy.log().filter { $0.method == method && (200..<300).contains($0.status) }.count }
+        let deadline = Date().addingTimeInterval(20)
+        while try done() < k && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        Thread.sleep(forTimeInterval: 0.1)   // the next one is in the proxy's hands
+        XCTAssertTrue(p.isRunning, "still writing when killed", file: file, line: line)
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .uncaughtSignal, file: file, line: line)
+        let log = try proxy.log()
+        try proxy.clearFaults()
+        XCTAssertEqual(log.filter { $0.method == method && (200..<300).contains($0.status) }.count, k, file: file, line: line)
+        return log
     }
 
     // MARK: Done when
 
-    /// The whole loop on the default tree (real data), one store prefix:
-    /// 1. release 1 published, and synced byte for byte over plain HTTP;
-    /// 2. a publish of release 2 killed (SIGKILL) among the new files: release 1 wholly intact (every object it names,
-    ///    with its sha256), a fresh sync gets it whole;
-    /// 3. killed among the changed files: the manifest still names release 1 and exactly the files replaced so far
-    ///    hold release 2's bytes; a copy at release 1 stays current, a fresh sync fails on them and writes nothing;
-    /// 4. the next run completes release 2, uploading exactly the files whose sha256 differs from release 1's index,
-    ///    new files before changed ones, the manifest last; the copy follows with the delta.
+    /// The whole loop on the default tree (real data), one store prefix: release 1 published, and synced byte for
+    /// byte over plain HTTP; then a publish of release 2 killed (SIGKILL) in each of its steps — among the new files,
+    /// after the new file index, among the content-addressed copies, right after the manifest switch, among the
+    /// rewrites of the changed paths, during the clean-up — each the rerun of the one before. After every kill the
+    /// manifest on the store names only objects sync gets with their sha256 (at their paths or through their
+    /// copies), a fresh sync is byte-identical to that release and a copy at release 1 syncs to it; no object release
+    /// 1 names is written before the switch. The last rerun completes it: every path holds its bytes, no copy is left.
     func testPublishSyncKillAndCompleteTheNextRelease() throws {
         let r1 = ReleaseLoop.release1, r2 = ReleaseLoop.release2
         let idx1 = try Self.index(r1), idx2 = try Self.index(r2)
         let first = try publish(r1, "loop")
         XCTAssertEqual(first.status, 0, first.output)
         XCTAssertTrue(first.output.contains("uploaded \(idx1.all.count + 1) file(s)"), first.output)   // + the manifest
+        XCTAssertFalse(first.output.contains("changed files:"), first.output)
         XCTAssertFalse(first.output.contains(store.secretKey), "the secret is never printed")
         let copy = TestSupport.tempDir("publish-copy").appendingPathComponent("copy")
         let s1 = try sync("loop", copy)
@@ -138,98 +187,132 @@ final class PublishTests: XCTestCase {
         // Served with their types and caching (a HEAD as any HTTP client or CDN makes it).
         let site = store.site(Self.bucket, "loop")
         let shard = try XCTUnwrap(idx1.files.keys.first { $0.hasPrefix("search/store/") })
-        let expect: [(String, String, String)] = [
+        var expect: [(String, String, String)] = [
             ("update-manifest.json", "application/json; charset=utf-8", "no-cache"),
             (shard, "application/json; charset=utf-8", "public, max-age=31536000, immutable"),
             ("releases/1/files.json", "application/json; charset=utf-8", "public, max-age=86400"),
             ("products/\(ReleaseLoop.changedPrice)/details.json", "application/json; charset=utf-8", "public, max-age=60"),
             ("404.html", "text/html; charset=utf-8", "public, max-age=60"),
         ]
-        for (path, type, cache) in expect {
-            let h = headers(TreePath.url(path, under: site))
-            XCTAssertEqual(h["content-type"], type, path)
-            XCTAssertEqual(h["cache-control"], cache, path)
+        func checkHeaders() {
+            for (path, type, cache) in expect {
+                let h = headers(TreePath.url(path, under: site))
+                XCTAssertEqual(h["content-type"], type, path)
+                XCTAssertEqual(h["cache-control"], cache, path)
+            }
         }
+        checkHeaders()
 
-        // What release 2 must upload: every file whose sha256 differs from release 1's (its files and its index).
-        let changedOrNew = Set(idx2.all.filter { idx1.all[$0.key] != $0.value }.map(\.key))
-        let newCount = changedOrNew.filter { idx1.all[$0] == nil }.count
-        let changed = idx2.all.filter { idx1.all[$0.key] != nil && idx1.all[$0.key] != $0.value }
-        XCTAssertGreaterThan(newCount, 3)
+        // What release 2 must write: every file whose sha256 differs from release 1's (its files and its index); the
+        // new bytes of a file release 1 names go first to their content-addressed copy.
+        let (newPaths, changed, copyKeys) = try Self.changes(from: r1, to: r2)
+        let changedOrNew = newPaths.union(changed.keys)
+        XCTAssertGreaterThan(newPaths.count, 3)
         XCTAssertGreaterThan(changed.count, 3)
+        XCTAssertTrue(newPaths.contains(idx2.path))
 
         let proxy = try S3Proxy(upstreamPort: store.port)
         defer { proxy.stop() }
-        /// Starts a publish of release 2 through the proxy, one upload at a time, and kills it (SIGKILL) while its
-        /// PUT number `k + 1` is held by the proxy.
-        func killedPublish(after k: Int) throws {
-            try proxy.clearLog()
-            try proxy.failPuts(after: k, mode: "hang")
-            let p = Process()
-            p.executableURL = TestSupport.generatorBinary
-            p.arguments = ["publish", r2.path, "--to", "s3://\(Self.bucket)/loop", "--endpoint", proxy.endpoint, "--parallel", "1"]
-            p.environment = ProcessInfo.processInfo.environment.merging(env, uniquingKeysWith: { _, b in b })
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let deadline = Date().addingTimeInterval(20)
-            while try proxy.log().filter({ $0.method == "PUT" }).count < k && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            Thread.sleep(forTimeInterval: 0.2)   // the next PUT is in the proxy's hands
-            XCTAssertTrue(p.isRunning, "still uploading when killed")
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationReason, .uncaughtSignal)
-            try proxy.clearFaults()
-            XCTAssertEqual(try proxy.log().filter { $0.method == "PUT" && $0.status == 200 }.count, k)
+        func writes(_ log: [S3Proxy.Request]) -> [(method: String, path: String)] { self.writes(log, "loop") }
+        func puts(_ log: [S3Proxy.Request]) -> [String] { self.puts(log, "loop") }
+        func deletes(_ log: [S3Proxy.Request]) -> [String] { self.deletes(log, "loop") }
+        func killedPublish(after k: Int, _ method: String = "PUT", line: UInt = #line) throws -> [S3Proxy.Request] {
+            try self.killedPublish(r2, "loop", via: proxy, after: k, method, line: line)
         }
 
-        // Killed among the new files.
-        try killedPublish(after: newCount / 2)
-        let uploaded = puts(try proxy.log(), "loop")
-        XCTAssertEqual(uploaded.count, newCount / 2)
-        XCTAssertEqual(uploaded.filter { idx1.all[$0] != nil }, [], "only files release 1 does not name were written")
-        XCTAssertEqual(try checkEveryObject("loop", r1), [], "every object release 1 names has its sha256")
-        let fresh = TestSupport.tempDir("kill-fresh").appendingPathComponent("copy")
-        let s = try sync("loop", fresh)
-        XCTAssertEqual(s.status, 0, s.output)
-        XCTAssertEqual(Array(ReleaseLoop.differences(fresh, r1).prefix(10)), [], "a fresh sync gets release 1 whole")
+        /// After a kill: the manifest on the store is `tree`'s; a fresh sync is byte-identical to `tree` (so every
+        /// object it names is there for sync, at its path or through its copy), and so is a copy at release 1 once
+        /// synced. The paths a publish of release 2 writes are checked here too (checkEveryObject): returns those
+        /// read through their content-addressed copies.
+        func checkConsistent(_ tree: URL, _ when: String, line: UInt = #line) throws -> Set<String> {
+            let through = try checkEveryObject("loop", tree, viaCopies: true, only: changedOrNew, line: line)
+            // The two syncs at once (each mostly waits on the store).
+            let fresh = TestSupport.tempDir("kill-fresh").appendingPathComponent("copy")
+            // Before the switch the copy at release 1 is current and left as it is: no need to sync a copy of it.
+            let old = tree == r1 ? copy : ReleaseLoop.copy(copy, "kill-old")
+            let runs = TestSupport.concurrently(2) { i in try self.sync("loop", i == 0 ? fresh : old) }
+            let s = try runs[0].get(), o = try runs[1].get()
+            XCTAssertEqual(s.status, 0, "\(when): \(s.output)", line: line)
+            XCTAssertEqual(Array(ReleaseLoop.differences(fresh, tree).prefix(10)), [], "\(when): a fresh sync", line: line)
+            XCTAssertEqual(o.status, 0, "\(when): \(o.output)", line: line)
+            XCTAssertTrue(o.output.contains(tree == r1 ? "is current: version 1" : "version 1 → version 2"), "\(when): \(o.output)", line: line)
+            XCTAssertEqual(Array(ReleaseLoop.differences(old, tree).prefix(10)), [], "\(when): a copy at release 1", line: line)
+            return through
+        }
 
-        // Killed among the changed files, after two of them.
-        try killedPublish(after: newCount + 2)
-        let replaced = try checkEveryObject("loop", r1, mayHold: changed)
-        XCTAssertEqual(replaced.count, 2, "exactly the two changed files uploaded before the kill hold release 2's bytes")
-        let current = try sync("loop", copy)
-        XCTAssertEqual(current.status, 0, current.output)
-        XCTAssertTrue(current.output.contains("is current: version 1"), current.output)
-        let fresh2 = TestSupport.tempDir("kill-fresh2").appendingPathComponent("copy")
-        let failed = try sync("loop", fresh2)
-        XCTAssertEqual(failed.status, 1, failed.output)
-        XCTAssertTrue(replaced.contains { failed.output.contains($0) }, "names a replaced file: \(failed.output)")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: fresh2.path), "nothing written")
+        // 1. Killed among the new files: only paths release 1 does not name were written.
+        var log = try killedPublish(after: newPaths.count / 2)
+        XCTAssertEqual(puts(log).filter { idx1.all[$0] != nil }, [], "only files release 1 does not name were written")
+        XCTAssertEqual(try checkConsistent(r1, "among the new files"), [], "every object release 1 names at its path")
 
-        // The next run completes release 2: exactly the differing files, new before changed, the manifest last.
+        // 2. Killed after every new file, the new index and delta included (its publish-log write held).
+        log = try killedPublish(after: newPaths.count)
+        XCTAssertEqual(Set(puts(log)), newPaths)
+        XCTAssertEqual(try object("loop", idx2.path).map { HTTPFetcher.sha256Hex($0) }, idx2.all[idx2.path], "the new index is up")
+        XCTAssertEqual(try checkConsistent(r1, "after the new index"), [])
+
+        // 3. Killed among the content-addressed copies, after two: still nothing release 1 names written; the log
+        // (naming the copies) was written after the new files and before any copy.
+        log = try killedPublish(after: newPaths.count + 1 + 2)
+        let w3 = writes(log).map(\.path)
+        XCTAssertEqual(w3.filter { idx1.all[$0] != nil }, [], "no object release 1 names is written before the switch")
+        XCTAssertEqual(w3.count, newPaths.count + 3, "\(w3)")
+        XCTAssertEqual(w3.dropLast(3).sorted(), newPaths.sorted())
+        XCTAssertEqual(w3.dropLast(2).last, TreePublisher.logPath)
+        XCTAssertTrue(copyKeys.isSuperset(of: w3.suffix(2)), "\(w3.suffix(2))")
+        XCTAssertEqual(try checkConsistent(r1, "among the copies"), [])
+
+        // 4. Killed right after the manifest (its first rewrite held). The whole order up to the switch: each file
+        // whose sha256 differs once, new paths first, then the copies, then the manifest; never a path release 1 names.
+        log = try killedPublish(after: newPaths.count + copyKeys.count + 1)
+        let w4 = puts(log)
+        XCTAssertEqual(w4.count, newPaths.count + copyKeys.count + 1, "each once")
+        XCTAssertEqual(Set(w4), newPaths.union(copyKeys).union(["update-manifest.json"]))
+        XCTAssertEqual(Set(w4.prefix(newPaths.count)), newPaths, "new paths first")
+        XCTAssertEqual(w4.last, "update-manifest.json", "then the copies, then the manifest")
+        XCTAssertEqual(try checkConsistent(r2, "right after the manifest"), Set(changed.keys), "every changed file read through its copy")
+        expect = [(copyKeys.first!, "application/json; charset=utf-8", "public, max-age=31536000, immutable")]
+        checkHeaders()
+
+        // 5. Killed among the rewrites of the changed paths, after two (a rerun: release 2 is published, its log
+        // says what is pending).
+        log = try killedPublish(after: 2)
+        XCTAssertEqual(puts(log).filter { changed[$0] == nil }, [], "only changed paths are rewritten")
+        XCTAssertEqual(try checkConsistent(r2, "among the rewrites").count, changed.count - 2)
+
+        // 6. Killed during the clean-up, after two copies were deleted: every path holds its bytes.
+        log = try killedPublish(after: 2, "DELETE")
+        XCTAssertEqual(puts(log).sorted(), changed.keys.sorted(), "every pending path rewritten, once")
+        let removed = Set(deletes(log))
+        XCTAssertTrue(removed.isSubset(of: copyKeys), "\(removed)")
+        XCTAssertEqual(Set(try store.list(Self.bucket, "loop/releases/objects").map { "releases/objects/" + $0 }), copyKeys.subtracting(removed))
+        XCTAssertEqual(try checkConsistent(r2, "during the clean-up"), [])
+
+        // 7. The rerun completes it: the pending paths rewritten once more, every copy deleted, then the log.
         try proxy.clearLog()
-        let second = try publish(r2, "loop", endpoint: proxy.endpoint)
-        XCTAssertEqual(second.status, 0, second.output)
-        let expected = changedOrNew.union(["update-manifest.json"])
-        let put = puts(try proxy.log(), "loop")
-        XCTAssertEqual(put.count, expected.count, "each file once")
-        XCTAssertEqual(Set(put), expected, "exactly the files whose sha256 differs from the published index, and the manifest")
-        XCTAssertEqual(put.last, "update-manifest.json", "the manifest last")
-        XCTAssertTrue(second.output.contains("uploaded \(expected.count) file(s)"), second.output)
-        XCTAssertTrue(second.output.contains("skipped \(idx2.all.count - changedOrNew.count) unchanged"), second.output)
-        // Files the published release names are replaced only after every file it does not name is up.
-        let firstChanged = try XCTUnwrap(put.firstIndex { idx1.all[$0] != nil })
-        XCTAssertEqual(firstChanged, newCount)
-        XCTAssertEqual(put.dropLast().filter { idx1.all[$0] == nil && put.firstIndex(of: $0)! > firstChanged }, [], "no new file after the first changed one")
-        XCTAssertLessThan(put.firstIndex(of: idx2.path)!, firstChanged, "the new file index before any file of release 1 is touched")
-        print("release 1 → 2 on the store: \(put.count) PUTs (\(newCount) new, \(changed.count) changed, the manifest) for \(idx2.all.count) files")
-        try checkEveryObject("loop", r2)
+        let last = try publish(r2, "loop", endpoint: proxy.endpoint)
+        XCTAssertEqual(last.status, 0, last.output)
+        XCTAssertTrue(last.output.contains("already has version 2 (\(try Self.currentVersion(r2))): completed its publish (rewrote \(changed.count) "
+                                           + "file(s) at their paths, removed \(copyKeys.count) content-addressed copies)"), last.output)
+        XCTAssertTrue(last.output.contains("skipped \(idx2.all.count - changed.count) unchanged"), last.output)
+        log = try proxy.log()
+        XCTAssertEqual(puts(log).sorted(), changed.keys.sorted())
+        XCTAssertEqual(Set(deletes(log)), copyKeys)
+        XCTAssertEqual(writes(log).last?.path, TreePublisher.logPath, "the log, without the copies, last")
+        XCTAssertEqual(try store.list(Self.bucket, "loop/releases/objects"), [], "no content-addressed copy left")
+        XCTAssertNil(try JSONReader.parse(XCTUnwrap(object("loop", TreePublisher.logPath)))["pending"])
+        XCTAssertEqual(try checkEveryObject("loop", r2), [], "every file at its path")
+        print("release 1 → 2 on the store: \(newPaths.count) new, \(copyKeys.count) content-addressed copies, the manifest, "
+              + "\(changed.count) changed paths rewritten, \(copyKeys.count) copies deleted, for \(idx2.all.count) files")
         let s2 = try sync("loop", copy)
         XCTAssertEqual(s2.status, 0, s2.output)
         XCTAssertTrue(s2.output.contains("using the delta from version 1"), s2.output)
         XCTAssertEqual(Array(ReleaseLoop.differences(copy, r2).prefix(10)), [], "the copy follows to release 2, byte-identical")
+    }
 
+    static func currentVersion(_ tree: URL) throws -> String {
+        let m = try JSONSerialization.jsonObject(with: Data(contentsOf: tree.appendingPathComponent("update-manifest.json"))) as! [String: Any]
+        return m["currentVersion"] as! String
     }
 
     // MARK: Prune
@@ -267,10 +350,17 @@ final class PublishTests: XCTestCase {
     }
 
     /// --prune deletes exactly the objects only release 1's index named (and that index, once no kept release
-    /// carries it), never a file a kept release names, never an object the tool did not upload.
+    /// carries it), never a file a kept release names, never an object the tool did not upload. Release 2's publish
+    /// was killed right after its manifest: release 3's publish also rewrites the paths it left pending (among them
+    /// one release 3 does not change) and removes both releases' content-addressed copies, before pruning.
     func testPruneDeletesOnlyObjectsOfReleasesNoLongerKept() throws {
         let trees = Self.small
-        for t in trees.prefix(2) { XCTAssertEqual(try publish(t, "prune").status, 0) }
+        XCTAssertEqual(try publish(trees[0], "prune").status, 0)
+        let c12 = try Self.changes(from: trees[0], to: trees[1]), c23 = try Self.changes(from: trees[1], to: trees[2])
+        let proxy = try S3Proxy(upstreamPort: store.port)
+        defer { proxy.stop() }
+        _ = try killedPublish(trees[1], "prune", via: proxy, after: c12.new.count + 1 + c12.copies.count + 1)
+        XCTAssertEqual(try checkEveryObject("prune", trees[1], viaCopies: true), Set(c12.changed.keys), "release 2's changed files through their copies")
         // Objects the tool never uploaded, beside and among the tree's.
         let foreign = ["notes.txt", "products/p2/photo.jpg", "releases/1/notes.txt"]
         for f in foreign { try putForeign("prune", f, "x") }
@@ -288,11 +378,24 @@ final class PublishTests: XCTestCase {
         let dry = try publish(trees[2], "prune", ["--prune", "--dry-run"])
         XCTAssertEqual(dry.status, 0, dry.output)
         XCTAssertEqual(planned(dry.output), gone)
+        // Rewritten after the switch: release 3's changed files, and release 2's pending ones it names unchanged.
+        let pendingSame = Set(c12.changed.keys).intersection(i3.all.keys).subtracting(c23.changed.keys)
+        XCTAssertTrue(pendingSame.contains("products/p1/details.json"), "\(pendingSame.sorted())")
+        let rewrites = Set(c23.changed.keys).union(pendingSame), copies = c12.copies.union(c23.copies)
+        func lines(_ start: String) -> Set<String> {
+            Set(dry.output.split(separator: "\n").filter { $0.hasPrefix(start) }.map { String($0.dropFirst(start.count).split(separator: " ").first!) })
+        }
+        XCTAssertEqual(lines("  rewrite: "), rewrites)
+        XCTAssertEqual(lines("  upload copy: "), c23.copies)
+        XCTAssertEqual(lines("  remove copy: "), copies)
         XCTAssertEqual(try object("prune", "update-manifest.json").flatMap { try? JSONReader.parse($0)["version"]?.intValue }, 2, "a dry run writes nothing")
 
         let r = try publish(trees[2], "prune", ["--prune"])
         XCTAssertEqual(r.status, 0, r.output)
         XCTAssertTrue(r.output.contains("pruned \(gone.count)"), r.output)
+        XCTAssertTrue(r.output.contains("changed files: \(c23.copies.count) content-addressed copies before the switch, \(rewrites.count) rewritten at "
+                                        + "their paths after it, \(copies.count) copies removed"), r.output)
+        XCTAssertEqual(try store.list(Self.bucket, "prune/releases/objects"), [], "no content-addressed copy left")
         for p in gone { XCTAssertNil(try object("prune", p), "\(p) deleted") }
         for p in kept { XCTAssertNotNil(try object("prune", p), "\(p) kept") }
         for p in foreign { XCTAssertNotNil(try object("prune", p), "\(p), not ours, kept") }
@@ -354,6 +457,11 @@ final class PublishTests: XCTestCase {
         try putForeign("hostile", "releases/1/files.json", evilIndex)
         try putForeign("hostile", "update-manifest.json", #"{"version": 1, "currentVersion": "1", "fileIndex": {"path": "releases/1/files.json", "sha256": "\#(HTTPFetcher.sha256Hex(Array(evilIndex.utf8)))", "size": \#(evilIndex.utf8.count)}}"#)
         refused(try publish(v1, "hostile"), 2, "climbs out")
+        // An index naming a path where the publish keeps its content-addressed copies is not ours either.
+        let objectsIndex = #"{"version": 1, "files": [{"path": "releases/objects/\#(String(repeating: "a", count: 64)).json", "sha256": "\#(String(repeating: "a", count: 64))", "size": 1}]}"#
+        try putForeign("objects", "releases/1/files.json", objectsIndex)
+        try putForeign("objects", "update-manifest.json", #"{"version": 1, "currentVersion": "1", "fileIndex": {"path": "releases/1/files.json", "sha256": "\#(HTTPFetcher.sha256Hex(Array(objectsIndex.utf8)))", "size": \#(objectsIndex.utf8.count)}}"#)
+        refused(try publish(v1, "objects"), 2, "releases/objects/")
         try putForeign("hostile", "mine.json", "{}")
         // --force publishes over it; nothing it did not upload is pruned.
         refused(try publish(v1, "hostile", ["--force", "--prune"]), 0, "is not one of ours")
@@ -393,8 +501,25 @@ final class PublishTests: XCTestCase {
         XCTAssertEqual(failed.status, 1, failed.output)
         XCTAssertTrue(failed.output.contains("HTTP 500 InternalError: fault injected by s3-proxy.py (after 2 attempts)"), failed.output)
         XCTAssertTrue(failed.output.contains("the published release (version 1) is unchanged"), failed.output)
-        try proxy.clearFaults()
         try checkEveryObject("retry", Self.small[0])
+
+        // Failing after the switch: release 2 is published and whole for apps (its changed files through their
+        // copies), the error says so; the next run completes it.
+        let c = try Self.changes(from: Self.small[0], to: Self.small[1])
+        try proxy.failPuts(after: c.new.count + 1 + c.copies.count + 1, mode: "500")
+        let after = try publish(Self.small[1], "retry", ["--retries", "0"], endpoint: proxy.endpoint)
+        XCTAssertEqual(after.status, 1, after.output)
+        XCTAssertTrue(after.output.contains("uploading changed files at their paths failed"), after.output)
+        XCTAssertTrue(after.output.contains("version 2 is published and whole for apps: \(c.changed.count) of the \(c.changed.count) changed files do not "
+                                            + "hold their new bytes at their paths yet, and are read from their content-addressed copies"), after.output)
+        XCTAssertEqual(try checkEveryObject("retry", Self.small[1], viaCopies: true), Set(c.changed.keys))
+        try proxy.clearFaults()
+        let done = try publish(Self.small[1], "retry", endpoint: proxy.endpoint)
+        XCTAssertEqual(done.status, 0, done.output)
+        XCTAssertTrue(done.output.contains("completed its publish (rewrote \(c.changed.count) file(s) at their paths, removed \(c.copies.count) "
+                                           + "content-addressed copies)"), done.output)
+        XCTAssertEqual(try checkEveryObject("retry", Self.small[1]), [])
+        XCTAssertEqual(try store.list(Self.bucket, "retry/releases/objects"), [])
     }
 
     /// Adds an entry to a tree's file index and makes the manifest vouch for the new index (a tampered tree whose
