@@ -21,6 +21,11 @@ public struct Fingerprint: Hashable, Sendable {
         [a, b, c, d].flatMap { w in (0..<8).map { UInt8(truncatingIfNeeded: w >> (56 - 8 * $0)) } }
     }
 
+    /// This fingerprint under another name (`salt`, itself a fingerprint of that name and its context): a bijection,
+    /// so distinct fingerprints stay distinct under one salt, and a salt that changes changes every result. Four
+    /// XORs instead of a hash per item (100,000 product pages, 200,000 index entries).
+    func salted(_ salt: Fingerprint) -> Fingerprint { Fingerprint(a: a ^ salt.a, b: b ^ salt.b, c: c ^ salt.c, d: d ^ salt.d) }
+
     /// The fingerprint of a file's exact bytes (for inputs read whole, such as site.json).
     static func of(_ bytes: [UInt8]) -> Fingerprint { Fingerprint(bytes: SHA256.hash(data: bytes)) }
 }

@@ -106,7 +106,7 @@ enum ReleaseFiles {
                     download += f.size
                 }
             }
-            for (p, o) in oldMap.sorted(by: { $0.key < $1.key }) where !newPaths.contains(p) {
+            for (p, o) in oldMap.filter({ !newPaths.contains($0.key) }).sorted(by: { $0.key < $1.key }) {
                 removed.append(.obj(["path": .string(p), "oldSha256": .string(o.sha256), "oldSize": .int(o.size)]))
             }
             let path = "releases/\(version)/delta-from-\(old.version).json"
@@ -118,8 +118,17 @@ enum ReleaseFiles {
         clock.lap("release: deltas")
         // The file index lists every file of the tree but itself and the manifest.
         let indexPath = "releases/\(version)/files.json"
-        let listed = (current + out.map { TreeFile(path: $0.path, size: $0.bytes.count, sha256: $0.sha256, schema: $0.kind.schemaPath) })
+        // (The tree's files are in path order already: only the release files are merged in.)
+        let releaseEntries = out.map { TreeFile(path: $0.path, size: $0.bytes.count, sha256: $0.sha256, schema: $0.kind.schemaPath) }
             .sorted { $0.path < $1.path }
+        var listed: [TreeFile] = []
+        listed.reserveCapacity(sortedCurrent.count + releaseEntries.count)
+        var r = 0
+        for f in sortedCurrent {
+            while r < releaseEntries.count, releaseEntries[r].path < f.path { listed.append(releaseEntries[r]); r += 1 }
+            listed.append(f)
+        }
+        listed += releaseEntries[r...]
         // Streamed as text: with 100,000 files, a JSON value per entry cost more than the rest of this stage.
         let index = JSONStream(capacity: 64 + listed.count * 160)
         index.beginObject()

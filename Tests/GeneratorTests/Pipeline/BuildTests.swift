@@ -73,11 +73,14 @@ final class BadInputTests: XCTestCase {
         // A good previous tree first.
         _ = try Build.run(BuildOptions(input: TestSupport.defaultInput, output: out, threads: 2, epochSeconds: 1_700_000_000))
         let before = TestSupport.snapshot(out)
+        let cache = try Data(contentsOf: BuildCache.location(for: out, folder: nil))
         let result = try TestSupport.runCLI(["build", "--input", input.path, "--out", out.path], env: ["SOURCE_DATE_EPOCH": "1700000001"])
         XCTAssertNotEqual(result.status, 0, result.output, file: file, line: line)
         for e in expected { XCTAssertTrue(result.output.contains(e), "expected '\(e)' in: \(result.output)", file: file, line: line) }
         XCTAssertEqual(TestSupport.snapshot(out), before, "previous dist changed", file: file, line: line)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path).filter { $0 != "dist" }
+        // The build cache beside it is the good build's, unchanged; nothing else is left.
+        XCTAssertEqual(try Data(contentsOf: BuildCache.location(for: out, folder: nil)), cache, "build cache changed", file: file, line: line)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path).filter { $0 != "dist" && $0 != ".dist.cache" }
         XCTAssertEqual(leftovers, [], "staging left behind", file: file, line: line)
     }
 

@@ -53,7 +53,7 @@ final class WorkflowTests: XCTestCase {
             ("template injection", "inside run:", { $0.replacingOccurrences(of: "exited $DIFF_STATUS (1:", with: "exited ${{ steps.diff.outputs.status }} (1:") }),
             ("permissions", "permission pull-requests: write is not needed", { $0.replacingOccurrences(of: "      contents: read # to check out the repository\n", with: "      contents: read # to check out the repository\n      pull-requests: write\n") }),
             ("permissions", "no top-level permissions", { $0.replacingOccurrences(of: "\npermissions: {}\n", with: "\n") }),
-            ("commands", "has no command 'publish'", { $0.replacingOccurrences(of: "generator validate dist", with: "generator publish dist") }),
+            ("commands", "has no command 'deploy'", { $0.replacingOccurrences(of: "generator validate dist", with: "generator deploy dist") }),
             ("options", "has no option '--fail-onn'", { $0.replacingOccurrences(of: "--fail-on \"$fail_on\"", with: "--fail-onn \"$fail_on\"") }),
             ("deploy", "does not use actions/deploy-pages", { $0.replacingOccurrences(of: "uses: actions/deploy-pages@", with: "uses: actions/upload-artifact@") }),
             ("deploy", "must deploy only from main", { $0.replacingOccurrences(of: "    needs: build\n    if: needs.build.outputs.changed == 'true' && github.ref == 'refs/heads/main' && github.event_name != 'pull_request'", with: "    needs: build\n    if: needs.build.outputs.changed == 'true' && github.event_name != 'pull_request'") }),

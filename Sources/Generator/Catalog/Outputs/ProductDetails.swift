@@ -20,9 +20,11 @@ struct ProductDetailsOutput: CatalogOutput {
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
         // Streamed: each page is written as text when it is validated and staged (see OutputFile.Content.streamed).
-        c.model.products.indices.map { i in
+        // A page is its product in the catalog's context: the product's fingerprint salted with the kind and context.
+        let salt = c.fingerprint(Self.kind.name, products: EmptyCollection())
+        return c.model.products.indices.map { i in
             var f = OutputFile(path: "products/\(c.model.products[i].segment)/details.json", kind: Self.kind, weight: 40) { try Self.write(c.model.products[i], c, to: $0) }
-            f.fingerprint = c.fingerprint(Self.kind.name, products: CollectionOfOne(i))
+            f.fingerprint = salt.map { c.model.productFingerprints[i].salted($0) }
             return f
         }
     }

@@ -53,12 +53,8 @@ struct SearchIndexOutput: CatalogOutput {
 
     /// An entry's key: the product, whether compact, and the catalog context.
     static func entryKeys(_ c: CatalogContext, compact: Bool) -> [Fingerprint]? {
-        guard let context = c.contextFingerprint else { return nil }
-        return c.searchOrder.map { i in
-            var h = FingerprintHasher("seed-entry")
-            h.add(compact); h.add(context); h.add(c.model.productFingerprints[i])
-            return h.finish()
-        }
+        guard let salt = c.fingerprint("seed-entry", products: EmptyCollection(), { $0.add(compact) }) else { return nil }
+        return c.searchOrder.map { c.model.productFingerprints[$0].salted(salt) }
     }
 
     /// The tail's key (keyword, category and brand maps): every document's searchable text, in the file's order.
