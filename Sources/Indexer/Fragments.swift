@@ -18,14 +18,23 @@ public final class FragmentReuse<Key: Hashable & Sendable>: @unchecked Sendable 
     public private(set) var copied = 0, rendered = 0
     private let lock = NSLock()
 
-    /// Nothing to reuse: fragments are only recorded (a first build).
-    public convenience init() { self.init(old: UnsafeRawBufferPointer(start: nil, count: 0), ranges: [:], owner: nil) }
+    /// The earlier file's order of its items (positions in the writer's list), when the writer recorded one: a file
+    /// whose order is costly to work out keeps it while the text that decides it has not changed.
+    public let earlierOrder: [Int32]
+    /// The order this file's writer recorded, for the next build.
+    public var order: [Int32] = []
 
-    /// `old`: the earlier file's bytes, valid as long as `owner` lives; `ranges`: its fragments.
-    public init(old: UnsafeRawBufferPointer, ranges: [Key: Range<Int>], owner: AnyObject?) {
-        self.old = old; self.owner = owner
+    /// Nothing to reuse: fragments are only recorded (a first build).
+    public convenience init() { self.init(old: UnsafeRawBufferPointer(start: nil, count: 0), ranges: [], owner: nil) }
+
+    /// `old`: the earlier file's bytes, valid as long as `owner` lives; `ranges`: its fragments; `order`: its items' order.
+    public init(old: UnsafeRawBufferPointer, ranges: [(key: Key, range: Range<Int>)], order: [Int32] = [], owner: AnyObject?) {
+        self.old = old; self.owner = owner; self.earlierOrder = order
+        var table: [Key: Range<Int>] = [:]
+        table.reserveCapacity(ranges.count)
         // A range outside the bytes (a cache that does not describe this file) is never used.
-        self.oldRanges = ranges.filter { $0.value.lowerBound >= 0 && $0.value.upperBound <= old.count }
+        for (k, r) in ranges where r.lowerBound >= 0 && r.upperBound <= old.count { table[k] = r }
+        self.oldRanges = table
     }
 
     /// The earlier bytes of the fragment named `key`, if it had one.

@@ -50,8 +50,25 @@ public enum SeedIndex {
         public var entryKeys: [Key]
         public var tailKey: Key
         public var reuse: FragmentReuse<Key>
+        /// The entries' order when it is not the documents' (recorded for the next build, see `reusableOrder`).
+        public var order: [Int]? {
+            didSet { reuse.order = order.map { $0.map(Int32.init) } ?? [] }
+        }
         public init(entryKeys: [Key], tailKey: Key, reuse: FragmentReuse<Key>) {
             self.entryKeys = entryKeys; self.tailKey = tailKey; self.reuse = reuse
+        }
+
+        /// The earlier file's entry order, usable when its tail (whose key covers every document's text, which decides
+        /// the order) is reused and the order is a permutation of these documents; nil otherwise.
+        public var reusableOrder: [Int]? {
+            let old = reuse.earlierOrder
+            guard reuse.bytes(tailKey) != nil, old.count == entryKeys.count else { return nil }
+            var seen = [Bool](repeating: false, count: old.count)
+            for p in old {
+                guard p >= 0, Int(p) < old.count, !seen[Int(p)] else { return nil }
+                seen[Int(p)] = true
+            }
+            return old.map(Int.init)
         }
     }
 

@@ -316,6 +316,7 @@ public enum Build {
         summary.inPlace = stats.inPlace
         if options.useCache, let index = releaseFiles.first(where: { $0.path == "releases/\(version)/files.json" }) {
             saveCache(files, rendered, previous: cache, release: index.sha256, to: cacheFile, summary: &summary)
+            stage("cache")
         }
         summary.fileCount = tree.count
         summary.totalBytes = tree.reduce(0) { $0 + $1.size }
@@ -346,23 +347,26 @@ public enum Build {
         var reused = false
         /// Where its fragments lie (a file written from fragments), and how many were copied from the earlier version.
         var fragments: [(key: Fingerprint, range: Range<Int>)] = []
+        var order: [Int32] = []
         var copiedFragments = 0
     }
 
     /// Writes the cache of the tree now in the output: each fingerprinted file with its hash and size.
     static func saveCache(_ files: [OutputFile], _ rendered: [Rendered], previous: [String: BuildCache.Entry], release: String, to url: URL,
                           summary: inout BuildSummary) {
-        var entries: [String: BuildCache.Entry] = [:]
+        var entries: [String: BuildCache.Entry] = [:], order: [String] = []
         entries.reserveCapacity(files.count)
+        order.reserveCapacity(files.count)
         for (f, r) in zip(files, rendered) {
             if let fp = f.fingerprint {
                 var e = BuildCache.Entry(fingerprint: fp, sha256: r.sha256, size: r.size)
-                if r.reused, let old = previous[r.path] { e.fragments = old.fragments }   // (the same file, the same fragments)
-                else { e.fragments = Dictionary(r.fragments.map { ($0.key, $0.range) }, uniquingKeysWith: { a, _ in a }) }
-                entries[r.path] = e
+                // (A file kept as it was keeps its fragments.)
+                e.fragments = r.reused ? previous[r.path]?.fragments ?? [] : r.fragments
+                e.order = r.reused ? previous[r.path]?.order ?? [] : r.order
+                if entries.updateValue(e, forKey: r.path) == nil { order.append(r.path) }
             }
         }
-        if let why = BuildCache.save(BuildCache(release: release, entries: entries), to: url) { summary.warnings.append(why) }
+        if let why = BuildCache.save(BuildCache(release: release, entries: entries, order: order), to: url) { summary.warnings.append(why) }
     }
 
     /// The release files against their schemas, like every other file: a release must not publish a manifest or an
@@ -433,7 +437,7 @@ public enum Build {
                             // The earlier version's fragments, when the cache knows them and the output still has that file.
                             var reuse = FragmentReuse<Fingerprint>()
                             if let c = cache[f.path], !c.fragments.isEmpty, let old = try earlier(f.path, c) {
-                                reuse = FragmentReuse(old: UnsafeRawBufferPointer(old.buffer), ranges: c.fragments, owner: old)
+                                reuse = FragmentReuse(old: UnsafeRawBufferPointer(old.buffer), ranges: c.fragments, order: c.order, owner: old)
                             }
                             let text = JSONStream(capacity: 1024)
                             let checks = try write(text, reuse)
@@ -446,6 +450,7 @@ public enum Build {
                                 }
                                 var r = try stage(bytes)
                                 r.fragments = reuse.written
+                                r.order = reuse.order
                                 r.copiedFragments = reuse.copied
                                 return r
                             }

@@ -77,18 +77,8 @@ public struct PreviousRelease: Sendable {
         let idxData: [UInt8]
         do { idxData = try source.read(indexPath, expected: indexEntry) } catch { throw Unreadable(why: "\(error)") }
         if let indexEntry, let why = mismatch(idxData, indexEntry) { throw Unreadable(why: "\(indexPath): \(why) (update-manifest.json's fileIndex)") }
-        let index = try parse(indexPath, idxData)
-        guard let list = index["files"]?.arrayValue else { throw Unreadable(why: "\(indexPath): no files list") }
-        var all: [FileEntry] = []
-        all.reserveCapacity(list.count + 1)
-        for (i, e) in list.enumerated() {
-            guard let p = e["path"]?.stringValue, let h = e["sha256"]?.stringValue, let s = e["size"]?.intValue else {
-                throw Unreadable(why: "\(indexPath): entry \(i) lacks a path, sha256 or size")
-            }
-            // Paths of the index are opened later (older indexes, patches, hard links): each must stay in the tree.
-            if let why = TreeReader.pathRejection(p) { throw Unreadable(why: "\(indexPath): entry \(i) \(TreeReader.shown(p)): \(why)") }
-            all.append(FileEntry(path: p, sha256: h, size: s, schema: e["schema"]?.stringValue))
-        }
+        let (index, listed) = try entries(indexPath, idxData)
+        var all = listed
         // The index itself is a file of the tree too (not listed in itself).
         all.append(FileEntry(path: indexPath, sha256: indexSha ?? Build.sha256Hex(idxData), size: idxData.count, schema: nil))
         let root = (source as? TreeReader)?.root ?? (source as? SiteRelease)?.site ?? URL(fileURLWithPath: source.location)
@@ -98,6 +88,35 @@ public struct PreviousRelease: Sendable {
                                inputDigest: index["inputDigest"]?.stringValue ?? "",
                                files: all, root: root,
                                entries: Dictionary(all.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }), source: source)
+    }
+
+    /// A file index's top-level members and its entries, each path checked (read fast from our writer's text, see
+    /// `FileIndexText`; any other text is parsed whole).
+    static func entries(_ indexPath: String, _ idxData: [UInt8]) throws -> (members: [String: JSON], files: [FileEntry]) {
+        var members: [String: JSON] = [:]
+        var all: [FileEntry]
+        if let fast = FileIndexText.parse(idxData) {
+            members = fast.members
+            all = fast.files
+        } else {
+            let index: JSON
+            do { index = try JSONReader.parse(idxData) } catch { throw Unreadable(why: "\(indexPath): invalid JSON (\(TreeReader.shown("\(error)", limit: 120)))") }
+            guard let list = index["files"]?.arrayValue else { throw Unreadable(why: "\(indexPath): no files list") }
+            for m in index.objectValue?.members ?? [] where m.key != "files" { members[m.key] = m.value }
+            all = []
+            all.reserveCapacity(list.count + 1)
+            for (i, e) in list.enumerated() {
+                guard let p = e["path"]?.stringValue, let h = e["sha256"]?.stringValue, let s = e["size"]?.intValue else {
+                    throw Unreadable(why: "\(indexPath): entry \(i) lacks a path, sha256 or size")
+                }
+                all.append(FileEntry(path: p, sha256: h, size: s, schema: e["schema"]?.stringValue))
+            }
+        }
+        // Paths of the index are opened later (older indexes, patches, hard links): each must stay in the tree.
+        for (i, e) in all.enumerated() {
+            if let why = TreeReader.pathRejection(e.path) { throw Unreadable(why: "\(indexPath): entry \(i) \(TreeReader.shown(e.path)): \(why)") }
+        }
+        return (members, all)
     }
 
     /// Why `bytes` are not the file `entry` describes, or nil.

@@ -48,16 +48,24 @@ enum ReleaseFiles {
             // What is read below, fetched up front (from a site: in parallel).
             try previous.prefetch(previous.files.filter(keptIndex).map(\.path) + changed.map(\.path))
             let kept = previous.files.filter(keptIndex)
+            // The previous version's entries are known already (its index was read to start this build); older ones
+            // are read from their text, in parallel.
             let older = Background { () throws -> [(NewFile, Int, [FileEntry])] in
-                try kept.compactMap { e in
-                    let v = Int(e.path.split(separator: "/")[1])!
-                    guard let bytes = try previous.readIfPresent(e.path),
-                          let json = try? JSONReader.parse(bytes), let list = json["files"]?.arrayValue else { return nil }
-                    return ((e.path, bytes, Build.sha256Hex(bytes), ManifestKinds.fileIndex), v, list.compactMap { x in
-                        guard let p = x["path"]?.stringValue, let h = x["sha256"]?.stringValue, let s = x["size"]?.intValue else { return nil }
-                        return FileEntry(path: p, sha256: h, size: s, schema: x["schema"]?.stringValue)
-                    })
+                var found = [Result<(NewFile, Int, [FileEntry])?, Error>?](repeating: nil, count: kept.count)
+                found.withUnsafeMutableBufferPointer { found in
+                    Parallel.forEach(Array(kept.indices), threads: threads) { k in
+                        found[k] = Result {
+                            let e = kept[k]
+                            let v = Int(e.path.split(separator: "/")[1])!
+                            guard let bytes = try previous.readIfPresent(e.path) else { return nil }
+                            let file: NewFile = (e.path, bytes, e.sha256, ManifestKinds.fileIndex)
+                            if e.path == previous.fileIndex.path { return (file, v, Array(previous.files.dropLast())) }
+                            guard let list = try? PreviousRelease.entries(e.path, bytes).files else { return nil }
+                            return (file, v, list)
+                        }
+                    }
                 }
+                return try found.compactMap { try $0!.get() }
             }
             // Largest first on every worker: the search index's byte scan must not start last.
             let order = changed.indices.sorted { (changed[$0].size, $1) > (changed[$1].size, $0) }

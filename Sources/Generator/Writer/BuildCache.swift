@@ -28,18 +28,29 @@ public struct BuildCache: Sendable {
         public var fingerprint: Fingerprint
         public var sha256: String
         public var size: Int
-        /// For a file written from fragments: where each fragment lies in it (see `FragmentReuse`).
-        public var fragments: [Fingerprint: Range<Int>] = [:]
+        /// For a file written from fragments: where each fragment lies in it, in file order (see `FragmentReuse`).
+        public var fragments: [(key: Fingerprint, range: Range<Int>)] = []
+        /// Its items' order, when its writer records one (see `FragmentReuse.order`).
+        public var order: [Int32] = []
+
+        public static func == (a: Entry, b: Entry) -> Bool {
+            a.fingerprint == b.fingerprint && a.sha256 == b.sha256 && a.size == b.size
+                && a.fragments.elementsEqual(b.fragments) { $0.key == $1.key && $0.range == $1.range } && a.order == b.order
+        }
     }
 
     /// The release (sha256 of its file index) whose files the entries describe.
     public var release: String
     public var entries: [String: Entry]
+    /// The paths of `entries` in the order they are written (the build's file order).
+    var order: [String]
 
     static let magic = Array("generator build cache\n".utf8)
-    static let format: UInt32 = 2
+    static let format: UInt32 = 3
 
-    public init(release: String, entries: [String: Entry]) { self.release = release; self.entries = entries }
+    public init(release: String, entries: [String: Entry], order: [String]? = nil) {
+        self.release = release; self.entries = entries; self.order = order ?? entries.keys.sorted()
+    }
 
     /// The cache file of `output`: beside it, or in `folder` (`--cache`).
     public static func location(for output: URL, folder: URL?) -> URL {
@@ -97,12 +108,18 @@ public struct BuildCache: Sendable {
             if n > 0 { e.fragments.reserveCapacity(Int(n)) }
             for _ in 0..<n {
                 guard let key = r.fingerprint(), let start = r.u64(), let end = r.u64(), start <= end, end <= size else { return .failure(.damaged) }
-                e.fragments[key] = Int(start)..<Int(end)
+                e.fragments.append((key, Int(start)..<Int(end)))
+            }
+            guard let m = r.u32() else { return .failure(.damaged) }
+            if m > 0 { e.order.reserveCapacity(Int(m)) }
+            for _ in 0..<m {
+                guard let v = r.u32() else { return .failure(.damaged) }
+                e.order.append(Int32(bitPattern: v))
             }
             entries[path] = e
         }
         guard r.at == r.end else { return .failure(.damaged) }
-        return .success(BuildCache(release: rel, entries: entries))
+        return .success(BuildCache(release: rel, entries: entries, order: []))
     }
 
     func encode() -> [UInt8] {
@@ -115,13 +132,13 @@ public struct BuildCache: Sendable {
         out += ToolIdentity.digest.bytes
         text(release)
         u32(UInt32(entries.count))
-        for (path, e) in entries.sorted(by: { $0.key < $1.key }) {
+        // (In the build's file order, which is deterministic: no sort of 100,000 paths.)
+        for (path, e) in order.map({ ($0, entries[$0]!) }) {
             text(path); out += e.fingerprint.bytes; out += Self.unhex(e.sha256); u64(UInt64(e.size))
             u32(UInt32(e.fragments.count))
-            // (In file order: the same cache bytes for the same tree.)
-            for (key, r) in e.fragments.sorted(by: { $0.value.lowerBound < $1.value.lowerBound }) {
-                out += key.bytes; u64(UInt64(r.lowerBound)); u64(UInt64(r.upperBound))
-            }
+            for (key, r) in e.fragments { out += key.bytes; u64(UInt64(r.lowerBound)); u64(UInt64(r.upperBound)) }
+            u32(UInt32(e.order.count))
+            for v in e.order { u32(UInt32(bitPattern: v)) }
         }
         out += SHA256.hash(data: out)
         return out

@@ -57,16 +57,40 @@ struct SearchIndexOutput: CatalogOutput {
         return c.searchOrder.map { c.model.productFingerprints[$0].salted(salt) }
     }
 
-    /// The tail's key (keyword, category and brand maps): every document's searchable text, in the file's order.
-    static func tailKey(_ docs: [SearchDocument], order: [Int], compact: Bool, context: Fingerprint) -> Fingerprint {
-        var h = FingerprintHasher("seed-tail")
-        h.add(compact); h.add(context); h.add(docs.count)
-        for i in order {
-            let d = docs[i]
-            h.add(d.id); h.add(d.name); h.add(d.brand); h.add(d.category); h.add(d.description)
-            h.add(d.brandIsSearchable); h.add(d.categoryIsSearchable)
+    /// The tail's key (keyword, category and brand maps): every document's searchable text, in the documents' order
+    /// (the compact index's own order is a function of that text). The text is gathered into one buffer, each field
+    /// with its length, and hashed once.
+    static func tailKey(_ docs: [SearchDocument], compact: Bool, context: Fingerprint) -> Fingerprint {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(docs.count * 320)
+        func add(_ s: String) {
+            var s = s
+            s.withUTF8 { u in
+                withUnsafeBytes(of: UInt32(u.count).littleEndian) { buffer += $0 }
+                buffer += u
+            }
         }
+        for d in docs {
+            add(d.id); add(d.name); add(d.brand); add(d.category); add(d.description)
+            buffer.append((d.brandIsSearchable ? 1 : 0) | (d.categoryIsSearchable ? 2 : 0))
+        }
+        var h = FingerprintHasher("seed-tail")
+        h.add(compact); h.add(context); h.add(docs.count); h.add(bytes: buffer)
         return h.finish()
+    }
+
+    /// The compact index's order: category first (names within a category share more words than names within a brand:
+    /// real corpus −2 % gzip), then brand, name and id. (Compared by ranks: string comparisons would retain the strings
+    /// the full index reads at the same time.)
+    static func compactOrder(_ docs: [SearchDocument]) -> [Int] {
+        let categories = CatalogContext.ranks(docs.map(\.category)), brands = CatalogContext.ranks(docs.map(\.brand))
+        let names = CatalogContext.ranks(docs.map(\.name))
+        return docs.indices.sorted { a, b in
+            if categories[a] != categories[b] { return categories[a] < categories[b] }
+            if brands[a] != brands[b] { return brands[a] < brands[b] }
+            if names[a] != names[b] { return names[a] < names[b] }
+            return docs[a].id < docs[b].id
+        }
     }
 
     /// What to check of an index that copied fragments: the entries it wrote, and its head as a whole index.
@@ -94,27 +118,19 @@ struct SearchIndexOutput: CatalogOutput {
                     try SeedIndex.write(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads, to: out)
                     return []
                 }
-                let fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: Self.tailKey(docs, order: Array(docs.indices), compact: false, context: context), reuse: reuse)
+                let fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: Self.tailKey(docs, compact: false, context: context), reuse: reuse)
                 try SeedIndex.write(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads, fragments: fragments, to: out)
                 return Self.checks(out, reuse)
             },
             OutputFile(path: "search-index-compact.json", kind: Self.compact, stampsBuildTime: true, weight: weight / 2) { out, reuse in
-                // Category-first order suits the compact index, whose entries carry no keyword lists or image URLs:
-                // names within a category share more words than names within a brand (real corpus: −2 % gzip).
-                // (Compared by ranks: string comparisons would retain the strings the full index reads at the same time.)
-                let categories = CatalogContext.ranks(docs.map(\.category)), brands = CatalogContext.ranks(docs.map(\.brand))
-                let names = CatalogContext.ranks(docs.map(\.name))
-                let order = docs.indices.sorted { a, b in
-                    if categories[a] != categories[b] { return categories[a] < categories[b] }
-                    if brands[a] != brands[b] { return brands[a] < brands[b] }
-                    if names[a] != names[b] { return names[a] < names[b] }
-                    return docs[a].id < docs[b].id
-                }
                 guard let context, let keys = compactKeys else {
-                    try SeedIndex.write(docs, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads, to: out)
+                    try SeedIndex.write(docs, order: Self.compactOrder(docs), version: version, generatedAt: generatedAt, compact: true, threads: threads, to: out)
                     return []
                 }
-                let fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: Self.tailKey(docs, order: order, compact: true, context: context), reuse: reuse)
+                // Spliced, the entries keep the earlier file's order (the text that decides it has not changed).
+                var fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: Self.tailKey(docs, compact: true, context: context), reuse: reuse)
+                let order = fragments.reusableOrder ?? Self.compactOrder(docs)
+                fragments.order = order
                 try SeedIndex.write(docs, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads, fragments: fragments, to: out)
                 return Self.checks(out, reuse)
             },

@@ -1,0 +1,135 @@
+import Foundation
+import Schemas
+
+/// Reads a file index (`releases/N/files.json`) straight from its text: its few top-level members as values, and its
+/// `files` list as entries without a JSON value per field. A 100,000-file index is 18 MB of text; parsed whole it
+/// cost a third of a second and a hundred megabytes, and a release reads up to `keep` of them.
+///
+/// Only the shape our writer gives is taken this way (an object whose `files` is an array of objects with string
+/// `path`, `sha256` and `schema` or null, integer `size`, in any order); anything else — another member in an entry,
+/// a number that is not a plain integer, text that is not JSON — returns nil, and the caller parses the text whole.
+enum FileIndexText {
+    struct Index {
+        /// Every top-level member but `files`.
+        var members: [String: JSON]
+        var files: [FileEntry]
+    }
+
+    static func parse(_ bytes: [UInt8]) -> Index? {
+        bytes.withUnsafeBufferPointer { parse($0) }
+    }
+
+    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Index? {
+        var r = Reader(b: b)
+        var members: [String: JSON] = [:]
+        var files: [FileEntry]?
+        r.space()
+        guard r.take(0x7B) else { return nil }
+        r.space()
+        if r.take(0x7D) { return nil }   // no files list
+        repeat {
+            r.space()
+            guard let key = r.string() else { return nil }
+            r.space()
+            guard r.take(0x3A) else { return nil }
+            r.space()
+            if key == "files" {
+                guard files == nil, let list = r.entries() else { return nil }
+                files = list
+            } else {
+                let start = r.i
+                guard let end = JSONByteDiff.Scanner(b).valueEnd(start), let v = try? JSONReader.parse(UnsafeBufferPointer(rebasing: b[start..<end])) else { return nil }
+                members[key] = v
+                r.i = end
+            }
+            r.space()
+        } while r.take(0x2C)
+        guard r.take(0x7D) else { return nil }
+        r.space()
+        guard r.i == b.count, let files else { return nil }
+        return Index(members: members, files: files)
+    }
+
+    struct Reader {
+        let b: UnsafeBufferPointer<UInt8>
+        var i = 0
+
+        mutating func space() { while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 } }
+
+        mutating func take(_ c: UInt8) -> Bool {
+            guard i < b.count, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+
+        /// A JSON string: decoded in place when it has no escape, else by the JSON reader (which checks it).
+        mutating func string() -> String? {
+            guard i < b.count, b[i] == 0x22 else { return nil }
+            var j = i + 1, escaped = false
+            while j < b.count, b[j] != 0x22 {
+                if b[j] == 0x5C { escaped = true; j += 2; continue }
+                if b[j] < 0x20 { return nil }
+                j += 1
+            }
+            guard j < b.count else { return nil }
+            defer { i = j + 1 }
+            if !escaped { return String(validating: UnsafeBufferPointer(rebasing: b[(i + 1)..<j]), as: UTF8.self) }
+            return (try? JSONReader.parse(UnsafeBufferPointer(rebasing: b[i...j])))?.stringValue
+        }
+
+        /// A non-negative integer without sign, fraction or exponent.
+        mutating func integer() -> Int? {
+            var n = 0, digits = 0
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
+                let (m, o1) = n.multipliedReportingOverflow(by: 10)
+                let (s, o2) = m.addingReportingOverflow(Int(b[i] - 0x30))
+                if o1 || o2 { return nil }
+                n = s; digits += 1; i += 1
+            }
+            guard digits > 0, digits == 1 || b[i - digits] != 0x30 else { return nil }
+            if i < b.count, b[i] == 0x2E || b[i] == 0x65 || b[i] == 0x45 { return nil }
+            return n
+        }
+
+        mutating func null() -> Bool {
+            guard i + 4 <= b.count, b[i] == 0x6E, b[i + 1] == 0x75, b[i + 2] == 0x6C, b[i + 3] == 0x6C else { return false }
+            i += 4
+            return true
+        }
+
+        /// The `files` array.
+        mutating func entries() -> [FileEntry]? {
+            guard take(0x5B) else { return nil }
+            var out: [FileEntry] = []
+            space()
+            if take(0x5D) { return out }
+            repeat {
+                space()
+                guard take(0x7B) else { return nil }
+                var path: String?, sha: String?, size: Int?, schema: String?? = .none
+                repeat {
+                    space()
+                    guard let key = string() else { return nil }
+                    space()
+                    guard take(0x3A) else { return nil }
+                    space()
+                    switch key {
+                    case "path": guard path == nil, let v = string() else { return nil }; path = v
+                    case "sha256": guard sha == nil, let v = string() else { return nil }; sha = v
+                    case "size": guard size == nil, let v = integer() else { return nil }; size = v
+                    case "schema":
+                        guard case .none = schema else { return nil }
+                        if null() { schema = .some(nil) } else if let v = string() { schema = .some(v) } else { return nil }
+                    default: return nil
+                    }
+                    space()
+                } while take(0x2C)
+                guard take(0x7D), let path, let sha, let size else { return nil }
+                out.append(FileEntry(path: path, sha256: sha, size: size, schema: schema ?? nil))
+                space()
+            } while take(0x2C)
+            guard take(0x5D) else { return nil }
+            return out
+        }
+    }
+}
