@@ -1,4 +1,5 @@
 import Foundation
+import Schemas
 
 /// An earlier version of a file made of fragments, and the fragments of the new version as they are written.
 ///
@@ -8,10 +9,14 @@ import Foundation
 /// it: a price change re-renders one entry of a 90 MB index, not the index. Keys are the caller's (any `Hashable`),
 /// so this module knows nothing of how they are made.
 public final class FragmentReuse<Key: Hashable & Sendable>: @unchecked Sendable {
-    /// The earlier file's bytes (kept alive by `owner`) and where each of its fragments lies.
-    private let old: UnsafeRawBufferPointer
+    /// Reads `count` bytes of the earlier file at `offset` into the given buffer (false when it cannot).
+    public typealias Reader = (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Bool
+
+    /// The earlier file, read on demand (fragments are copied in file order: a window of it is kept, never the whole).
+    private let read: Reader?
     private let oldRanges: [Key: Range<Int>]
-    private let owner: AnyObject?
+    private var window = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    private var windowRange = 0..<0
     /// The new file's fragments, in the order written.
     public private(set) var written: [(key: Key, range: Range<Int>)] = []
     /// Fragments copied from the earlier file, and fragments rendered anew.
@@ -25,25 +30,52 @@ public final class FragmentReuse<Key: Hashable & Sendable>: @unchecked Sendable 
     public var order: [Int32] = []
 
     /// Nothing to reuse: fragments are only recorded (a first build).
-    public convenience init() { self.init(old: UnsafeRawBufferPointer(start: nil, count: 0), ranges: [], owner: nil) }
+    public convenience init() { self.init(size: 0, ranges: [], read: nil) }
 
-    /// `old`: the earlier file's bytes, valid as long as `owner` lives; `ranges`: its fragments; `order`: its items' order.
-    public init(old: UnsafeRawBufferPointer, ranges: [(key: Key, range: Range<Int>)], order: [Int32] = [], owner: AnyObject?) {
-        self.old = old; self.owner = owner; self.earlierOrder = order
+    /// `size`: the earlier file's length; `ranges`: its fragments; `order`: its items' order; `read`: its bytes.
+    public init(size: Int, ranges: [(key: Key, range: Range<Int>)], order: [Int32] = [], read: Reader?) {
+        self.read = read; self.earlierOrder = order
         var table: [Key: Range<Int>] = [:]
         table.reserveCapacity(ranges.count)
-        // A range outside the bytes (a cache that does not describe this file) is never used.
-        for (k, r) in ranges where r.lowerBound >= 0 && r.upperBound <= old.count { table[k] = r }
-        self.oldRanges = table
+        // A range outside the file (a cache that does not describe this file) is never used.
+        for (k, r) in ranges where r.lowerBound >= 0 && r.upperBound <= size { table[k] = r }
+        self.oldRanges = read == nil ? [:] : table
     }
 
-    /// The earlier bytes of the fragment named `key`, if it had one.
-    public func bytes(_ key: Key) -> UnsafeRawBufferPointer? {
-        guard let r = oldRanges[key] else { return nil }
-        return UnsafeRawBufferPointer(rebasing: old[r])
+    deinit { window.deallocate() }
+
+    /// Whether the earlier file had a fragment named `key`.
+    public func has(_ key: Key) -> Bool { oldRanges[key] != nil }
+
+    /// Appends the earlier bytes of the fragment named `key` to `out` as one value or run of members (see
+    /// `JSONStream.raw`), and returns their length; nil when there was no such fragment. Throws when the earlier file
+    /// cannot be read there (it changed under the build): what was appended is then not a file to keep.
+    public func copy(_ key: Key, to out: JSONStream) throws -> Int? {
+        guard let r = oldRanges[key], let read else { return nil }
+        var at = r.lowerBound, first = true
+        while at < r.upperBound || first {
+            // Refill the window from `at` when the next bytes are not in it.
+            if !windowRange.contains(at) {
+                let n = min(window.count, max(r.upperBound, at + 1) - at)
+                guard n > 0, read(at, UnsafeMutableRawBufferPointer(rebasing: window[..<n])) else { throw Unreadable() }
+                windowRange = at..<(at + n)
+            }
+            let end = min(r.upperBound, windowRange.upperBound)
+            let part = UnsafeRawBufferPointer(rebasing: window[(at - windowRange.lowerBound)..<(end - windowRange.lowerBound)])
+            if first { out.raw(part); first = false } else { out.append(part) }
+            at = end
+            if r.isEmpty { break }
+        }
+        return r.count
     }
 
     public var isEmpty: Bool { oldRanges.isEmpty }
+
+    /// The earlier file could not be read where its fragments were said to be (changed under the build).
+    public struct Unreadable: Error, CustomStringConvertible {
+        public init() {}
+        public var description: String { "the previous version of this file could not be read while it was being spliced" }
+    }
 
     /// Records where a fragment was written in the new file (`copied`: taken from the earlier file).
     public func wrote(_ key: Key, _ range: Range<Int>, copied wasCopied: Bool) {

@@ -62,7 +62,7 @@ public enum SeedIndex {
         /// the order) is reused and the order is a permutation of these documents; nil otherwise.
         public var reusableOrder: [Int]? {
             let old = reuse.earlierOrder
-            guard reuse.bytes(tailKey) != nil, old.count == entryKeys.count else { return nil }
+            guard reuse.has(tailKey), old.count == entryKeys.count else { return nil }
             var seen = [Bool](repeating: false, count: old.count)
             for p in old {
                 guard p >= 0, Int(p) < old.count, !seen[Int(p)] else { return nil }
@@ -86,7 +86,7 @@ public enum SeedIndex {
         }
         let at = order ?? Array(docs.indices)
         precondition(f.entryKeys.count == docs.count, "one entry key per document")
-        guard let tail = f.reuse.bytes(f.tailKey) else {
+        guard f.reuse.has(f.tailKey) else {
             return try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads,
                              recording: f, to: out)
         }
@@ -99,9 +99,8 @@ public enum SeedIndex {
         let scratch = JSONStream(capacity: 1024)
         for i in at {
             let key = f.entryKeys[i]
-            if let old = f.reuse.bytes(key) {
-                out.raw(old)
-                f.reuse.wrote(key, (out.count - old.count)..<out.count, copied: true)
+            if let n = try f.reuse.copy(key, to: out) {
+                f.reuse.wrote(key, (out.count - n)..<out.count, copied: true)
             } else {
                 scratch.reset()
                 _ = try entry(docs[i], compact: compact, memo: &memo, words: &words, to: scratch)
@@ -112,8 +111,8 @@ public enum SeedIndex {
             }
         }
         out.endArray()
-        out.raw(tail)
-        f.reuse.wrote(f.tailKey, (out.count - tail.count)..<out.count, copied: true)
+        guard let n = try f.reuse.copy(f.tailKey, to: out) else { throw FragmentReuse<Key>.Unreadable() }
+        f.reuse.wrote(f.tailKey, (out.count - n)..<out.count, copied: true)
         out.endObject()
     }
 

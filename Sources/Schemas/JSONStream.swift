@@ -146,5 +146,7 @@ public final class JSONStream {
     /// Text already written by this writer: one complete value (a list entry shared by many documents), or several
     /// values or members separated by commas (a chunk of a list or of an object written on another thread).
     public func raw(_ fragment: UnsafeRawBufferPointer) { separate(); sink.bytes(fragment) }
+    /// More of the text begun by the last `raw` (a long fragment copied in parts).
+    public func append(_ more: UnsafeRawBufferPointer) { sink.bytes(more) }
     public func raw(_ fragment: [UInt8]) { fragment.withUnsafeBytes { raw($0) } }
 }

@@ -208,8 +208,9 @@ public enum Build {
         files.append(OutputFile(path: ".nojekyll", bytes: [], asset: NotFoundPage.noJekyll))
         files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site), asset: NotFoundPage.asset))
         // Content-named files are built on a thread of their own while the others are checked and written.
-        let lateWork = later
-        let lateFiles = Background { try lateWork.flatMap { try $0() } }
+        // (The work is handed over, not kept here: once done, what it rendered from — a catalog — can be freed.)
+        let lateFiles = Background { [later] in try later.flatMap { try $0() } }
+        later = []
         defer { _ = try? lateFiles.wait() }   // never leave it running past a failure
 
         // Every file against its kind's schema, then to bytes and into a staging folder beside the output, in one
@@ -238,9 +239,9 @@ public enum Build {
         }
         begin("checking and writing files", total: files.count)
         // A file the cache describes, as the output has it now (checked against its index entry).
-        let earlier: (String, BuildCache.Entry) throws -> MappedBytes? = { path, entry in
+        let earlier: (String, BuildCache.Entry) -> EarlierFile? = { path, entry in
             guard let current, current.entries[path]?.sha256 == entry.sha256 else { return nil }
-            return try current.mappedIfPresent(path)
+            return current.earlier(path)
         }
         var rendered = try serialise(&files, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
         // Then the late files (content-named, built meanwhile).
@@ -351,22 +352,18 @@ public enum Build {
         var copiedFragments = 0
     }
 
-    /// Writes the cache of the tree now in the output: each fingerprinted file with its hash and size.
+    /// Writes the cache of the tree now in the output: each fingerprinted file with its hash and size, in file order.
     static func saveCache(_ files: [OutputFile], _ rendered: [Rendered], previous: [String: BuildCache.Entry], release: String, to url: URL,
                           summary: inout BuildSummary) {
-        var entries: [String: BuildCache.Entry] = [:], order: [String] = []
-        entries.reserveCapacity(files.count)
-        order.reserveCapacity(files.count)
-        for (f, r) in zip(files, rendered) {
-            if let fp = f.fingerprint {
-                var e = BuildCache.Entry(fingerprint: fp, sha256: r.sha256, size: r.size)
-                // (A file kept as it was keeps its fragments.)
-                e.fragments = r.reused ? previous[r.path]?.fragments ?? [] : r.fragments
-                e.order = r.reused ? previous[r.path]?.order ?? [] : r.order
-                if entries.updateValue(e, forKey: r.path) == nil { order.append(r.path) }
-            }
+        let entries = zip(files, rendered).lazy.compactMap { f, r -> (String, BuildCache.Entry)? in
+            guard let fp = f.fingerprint else { return nil }
+            var e = BuildCache.Entry(fingerprint: fp, sha256: r.sha256, size: r.size)
+            // (A file kept as it was keeps its fragments.)
+            e.fragments = r.reused ? previous[r.path]?.fragments ?? [] : r.fragments
+            e.order = r.reused ? previous[r.path]?.order ?? [] : r.order
+            return (r.path, e)
         }
-        if let why = BuildCache.save(BuildCache(release: release, entries: entries, order: order), to: url) { summary.warnings.append(why) }
+        if let why = BuildCache.save(bytes: BuildCache.encode(release: release, entries), to: url) { summary.warnings.append(why) }
     }
 
     /// The release files against their schemas, like every other file: a release must not publish a manifest or an
@@ -382,14 +379,9 @@ public enum Build {
         if let first = found.lazy.compactMap({ $0 }).first { throw first }
     }
 
-    /// Validates, serialises and stages every file in parallel; results land in input order, so output is independent
-    /// of threads. Each file's JSON value and bytes are released as soon as the file is staged (only its path, kind
-    /// and flags stay), so the tree is never held in memory. Schema violations are reported first (up to 20, in file
-    /// order); a violation stops nothing else, but the staged tree is discarded.
-    /// `checkers`: one per worker (their count is the thread count).
     /// `earlier`: the output's current version of a file the cache describes (for files written from fragments).
     static func serialise(_ files: inout [OutputFile], checkers: [OutputValidation], into staged: StagedTree,
-                          cache: [String: BuildCache.Entry] = [:], earlier: (String, BuildCache.Entry) throws -> MappedBytes? = { _, _ in nil },
+                          cache: [String: BuildCache.Entry] = [:], earlier: (String, BuildCache.Entry) -> EarlierFile? = { _, _ in nil },
                           ticker: ProgressTicker? = nil) throws -> [Rendered] {
         let threads = checkers.count
         var seen = Set<String>(minimumCapacity: files.count)
@@ -436,8 +428,8 @@ public enum Build {
                         } else if case .fragmented(_, let write) = f.content {
                             // The earlier version's fragments, when the cache knows them and the output still has that file.
                             var reuse = FragmentReuse<Fingerprint>()
-                            if let c = cache[f.path], !c.fragments.isEmpty, let old = try earlier(f.path, c) {
-                                reuse = FragmentReuse(old: UnsafeRawBufferPointer(old.buffer), ranges: c.fragments, order: c.order, owner: old)
+                            if let c = cache[f.path], !c.fragments.isEmpty, let old = earlier(f.path, c) {
+                                reuse = FragmentReuse(size: old.size, ranges: c.fragments, order: c.order, read: { old.read($0, $1) })
                             }
                             let text = JSONStream(capacity: 1024)
                             let checks = try write(text, reuse)

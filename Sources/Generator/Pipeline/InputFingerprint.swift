@@ -8,9 +8,8 @@ enum InputFingerprint {
     static func digest(input: URL, skipBadRows: Bool) throws -> String {
         var h = SHA256()
         h.update(data: Array("skipBadRows=\(skipBadRows)\n".utf8))
-        // The running executable: a rebuilt compiler may render differently.
-        if let exe = try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/exe")) { h.update(data: exe) }
-        else { h.update(data: Array(CommandLine.arguments[0].utf8)) }
+        // The running executable: a rebuilt compiler may render differently (its digest, computed once per process).
+        h.update(data: ToolIdentity.digest.bytes)
         // And its web templates, which are resource files beside it, not part of the executable.
         for (name, ext) in WebSearch.templates { h.update(data: (try? WebSearch.template(name, ext)) ?? []) }
         let root = try InputFiles.root(input)
@@ -44,7 +43,7 @@ enum InputFingerprint {
             let path = root.path + "/" + p
             h.update(data: Array("\u{0}\(p)\u{0}".utf8))
             switch kind {
-            case 0: h.update(data: try InputFiles.read(URL(fileURLWithPath: path), display: input.lastPathComponent + "/" + p, text: false))
+            case 0: try InputFiles.stream(URL(fileURLWithPath: path), display: input.lastPathComponent + "/" + p) { h.update(bufferPointer: $0) }
             case 1:
                 var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 let n = readlink(path, &buf, buf.count - 1)

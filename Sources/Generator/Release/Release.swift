@@ -145,6 +145,13 @@ public struct PreviousRelease: Sendable {
         return bytes
     }
 
+    /// A file of a release in a folder, checked against its index entry, to be read in parts (nil when the release
+    /// is not in a folder, or the folder no longer has that file as listed).
+    func earlier(_ path: String) -> EarlierFile? {
+        guard let tree = source as? TreeReader, let e = entries[path], let fd = try? tree.openFile(checked: path) else { return nil }
+        return EarlierFile(fd: fd, expected: e)
+    }
+
     /// The same as `readIfPresent`, without copying the file (mapped from a folder).
     func mappedIfPresent(_ path: String) throws -> MappedBytes? {
         let bytes: MappedBytes

@@ -108,6 +108,18 @@ public final class TreeReader: Sendable {
         return buf
     }
 
+    /// A regular file of the tree, open for reading (opened as `read` opens it: never through a symlink); the caller
+    /// closes it.
+    func openFile(checked path: String) throws -> Int32 {
+        if let why = Self.pathRejection(path) { throw TreeProblem(.unsafePath, path, why) }
+        var st = stat()
+        guard fstatat(rootFD, path, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw diagnose(path) }
+        let fd = openFile(path)
+        guard fd >= 0 else { throw diagnose(path, errno: errno) }
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { close(fd); throw diagnose(path) }
+        return fd
+    }
+
     /// The same file as `read`, mapped instead of copied (opened the same way: never through a symlink).
     func mapped(_ path: String) throws -> MappedBytes {
         if let why = Self.pathRejection(path) { throw TreeProblem(.unsafePath, path, why) }

@@ -8,10 +8,20 @@ import Glibc
 /// is never trusted (a new version may render the same input differently).
 enum ToolIdentity {
     static let digest: Fingerprint = {
-        if let exe = try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/exe"), options: .alwaysMapped) {
-            return Fingerprint(bytes: SHA256.hash(data: exe))
+        // Read in blocks: the 30 MB executable is hashed, never held.
+        let fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return Fingerprint.of(Array(CommandLine.arguments[0].utf8)) }
+        defer { close(fd) }
+        var h = SHA256()
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { block.deallocate() }
+        while true {
+            let n = read(fd, block.baseAddress!, block.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            h.update(bufferPointer: UnsafeRawBufferPointer(rebasing: block[..<n]))
         }
-        return Fingerprint.of(Array(CommandLine.arguments[0].utf8))
+        return Fingerprint(bytes: h.finalize())
     }()
 }
 
@@ -122,24 +132,39 @@ public struct BuildCache: Sendable {
         return .success(BuildCache(release: rel, entries: entries, order: []))
     }
 
-    func encode() -> [UInt8] {
-        var out = Self.magic
-        out.reserveCapacity(64 + entries.count * 128)
+    func encode() -> [UInt8] { Self.encode(release: release, order.lazy.map { ($0, self.entries[$0]!) }) }
+
+    /// The cache's bytes for `entries` in the order given (the build's file order: no sort, no table).
+    static func encode<S: Sequence>(release: String, _ entries: S) -> [UInt8] where S.Element == (String, Entry) {
+        var out = magic
+        out.reserveCapacity(1 << 20)
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
-        func text(_ s: String) { u32(UInt32(s.utf8.count)); out += s.utf8 }
+        func text(_ s: String) { var s = s; s.withUTF8 { u in u32(UInt32(u.count)); out += u } }
+        func digits(_ hex: String) {
+            // 64 hex digits → 32 bytes, straight into the buffer.
+            var h = hex
+            h.withUTF8 { u in
+                func v(_ c: UInt8) -> UInt8 { c >= 97 ? c - 87 : c >= 65 ? c - 55 : c &- 48 }
+                if u.count == 64 { for k in 0..<32 { out.append(v(u[2 * k]) << 4 | v(u[2 * k + 1])) } }
+                else { out += [UInt8](repeating: 0, count: 32) }
+            }
+        }
         u32(Self.format)
         out += ToolIdentity.digest.bytes
         text(release)
-        u32(UInt32(entries.count))
-        // (In the build's file order, which is deterministic: no sort of 100,000 paths.)
-        for (path, e) in order.map({ ($0, entries[$0]!) }) {
-            text(path); out += e.fingerprint.bytes; out += Self.unhex(e.sha256); u64(UInt64(e.size))
+        let countAt = out.count
+        u32(0)
+        var count: UInt32 = 0
+        for (path, e) in entries {
+            count += 1
+            text(path); out += e.fingerprint.bytes; digits(e.sha256); u64(UInt64(e.size))
             u32(UInt32(e.fragments.count))
             for (key, r) in e.fragments { out += key.bytes; u64(UInt64(r.lowerBound)); u64(UInt64(r.upperBound)) }
             u32(UInt32(e.order.count))
             for v in e.order { u32(UInt32(bitPattern: v)) }
         }
+        withUnsafeBytes(of: count.littleEndian) { for (k, b) in $0.enumerated() { out[countAt + k] = b } }
         out += SHA256.hash(data: out)
         return out
     }
@@ -157,7 +182,9 @@ public struct BuildCache: Sendable {
 
     /// Writes the cache to `url` through a temporary file and a rename, so a reader never sees half a cache. A file
     /// at `url` that is not a cache (someone's) is left alone: nothing is written and the reason is returned.
-    static func save(_ cache: BuildCache, to url: URL) -> String? {
+    static func save(_ cache: BuildCache, to url: URL) -> String? { save(bytes: cache.encode(), to: url) }
+
+    static func save(bytes: [UInt8], to url: URL) -> String? {
         var st = stat()
         if lstat(url.path, &st) == 0, !isCacheFile(url) {
             return "\(url.path) exists and is not a build cache: it was left alone and no cache was written"
@@ -167,7 +194,6 @@ public struct BuildCache: Sendable {
         unlink(tmp.path)   // a temporary of a killed process with this pid (ours by name; unlink never follows)
         let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return "the build cache cannot be written to \(url.path) (\(String(cString: strerror(errno))))" }
-        let bytes = cache.encode()
         var off = 0, ok = true
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
