@@ -37,7 +37,8 @@ final class SiteRelease: ReleaseSource, @unchecked Sendable {
         lock.unlock()
         if let hit, let d = FileManager.default.contents(atPath: cache.appendingPathComponent(hit).path) { return [UInt8](d) }
         do {
-            return try fetcher.fetch(TreePath.url(path, under: site), expected: expected.map { .init(size: $0.size, sha256: $0.sha256) }).body
+            return try fetcher.fetch(TreePath.url(path, under: site), expected: expected.map { .init(size: $0.size, sha256: $0.sha256) },
+                                     alternate: expected.flatMap(copyURL)).body
         } catch let f as HTTPFetcher.Failure {
             // Missing means not published (no release yet, or a page gone); anything else means not readable now.
             throw TreeProblem(f.isNotFound ? .missing : .unreadable, path, "\(f)")
@@ -54,7 +55,7 @@ final class SiteRelease: ReleaseSource, @unchecked Sendable {
         var lastShown = 0
         do {
             try fetcher.fetchAll(wanted, url: { TreePath.url($0.path, under: self.site) }, expected: { .init(size: $0.size, sha256: $0.sha256) },
-                                 progress: { done, total in
+                                 alternate: copyURL, progress: { done, total in
                 // About ten lines however many files: enough to see it move on a terminal, no flood.
                 self.lock.lock()
                 let show = done == total || done - lastShown >= max(1, total / 10)
@@ -73,6 +74,12 @@ final class SiteRelease: ReleaseSource, @unchecked Sendable {
         } catch let f as HTTPFetcher.Failure {
             throw failure("\(f)")
         }
+    }
+
+    /// Where a published store may also hold a file's listed bytes while a publish is finishing (its content-addressed
+    /// copy, as `generator sync` uses it); GitHub Pages answers 404 there and nothing changes.
+    func copyURL(_ e: FileEntry) -> URL? {
+        TreePath.contentAddressed(sha256: e.sha256, path: e.path).map { TreePath.url($0, under: site) }
     }
 
     func failure(_ why: String) -> BuildError {

@@ -3,6 +3,7 @@ import Foundation
 @testable import Generator
 import Schemas
 import FaultServerSupport
+import TreeClient
 
 /// `generator build --previous URL` and `generator sync` over real HTTP (scripts/fault-server.py on 127.0.0.1): the
 /// live site is the release history.
@@ -203,6 +204,31 @@ final class RemotePreviousTests: XCTestCase {
         // The same tree as a first build with no previous release at all.
         XCTAssertEqual(ReleaseLoop.differences(out, ReleaseLoop.release1), [])
         XCTAssertTrue(try ReleaseLoop.checkDist(out).hasSuffix(" passed, 0 failed"))
+    }
+
+    /// A store caught between a publish's switch and its rewrites (`generator publish`): the manifest is release 2's
+    /// but a changed page still holds release 1's bytes, release 2's being in its content-addressed copy. The build
+    /// reads the copy for the patch and makes the tree it makes from the finished release.
+    func testAPublishNotYetFinishedIsReadThroughItsContentAddressedCopies() throws {
+        let site = ReleaseLoop.copy(ReleaseLoop.release2, "half-published")
+        let page = "products/\(ReleaseLoop.changedPrice)/details.json"
+        let finished = try Data(contentsOf: site.appendingPathComponent(page))
+        let copy = try XCTUnwrap(TreePath.contentAddressed(sha256: Build.sha256Hex([UInt8](finished)), path: page))
+        try FileManager.default.createDirectory(at: site.appendingPathComponent(copy).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try finished.write(to: site.appendingPathComponent(copy))
+        try Data(contentsOf: ReleaseLoop.release1.appendingPathComponent(page)).write(to: site.appendingPathComponent(page))
+        try server.serve(site)
+        // Release 3 goes back to release 1's input: the changed page gets a patch from release 2's bytes.
+        let env3 = ["SOURCE_DATE_EPOCH": String(ReleaseLoop.epoch2 + 86_400)]
+        let fromSite = TestSupport.tempDir("half-out").appendingPathComponent("dist")
+        let r = try build(ReleaseLoop.input1, out: fromSite, ["--previous", url], env: env3)
+        XCTAssertEqual(r.status, 0, r.output)
+        let local = TestSupport.tempDir("half-local").appendingPathComponent("dist")
+        let l = try build(ReleaseLoop.input1, out: local, ["--previous", ReleaseLoop.release2.path], env: env3)
+        XCTAssertEqual(l.status, 0, l.output)
+        XCTAssertEqual(ReleaseLoop.differences(fromSite, local), [])
+        let delta = try JSONReader.parse(Data(contentsOf: fromSite.appendingPathComponent("releases/3/delta-from-2.json")))
+        XCTAssertTrue((delta["changed"]?.arrayValue ?? []).contains { $0["path"]?.stringValue == page && $0["patch"] != nil }, "no patch for \(page)")
     }
 
     /// Same inputs as the published release: nothing to publish, nothing written.
