@@ -86,17 +86,21 @@ public enum InputFiles {
         }
     }
 
-    /// The bytes of a resolved input file. Refuses anything but a regular file (opened non-blocking, so a FIFO
-    /// is refused, not waited on) and a UTF-16 or UTF-32 text (named, rather than misread as stray quotes).
-    /// Feeds the file to `consume` in blocks of 1 MB (hashing an input needs no copy of it all), with the same checks
-    /// as `read`: never through a final symlink, never a FIFO or device.
-    static func stream(_ url: URL, display: String, _ consume: (UnsafeRawBufferPointer) -> Void) throws {
+    /// A resolved input file, open for reading: never through a final symlink, and only a regular file (opened
+    /// non-blocking, so a FIFO is refused, not waited on). The caller closes it.
+    static func openRegular(_ url: URL, display: String) throws -> (fd: Int32, size: Int) {
         let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw BuildError(file: display, reason(errno)) }
-        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw BuildError(file: display, reason(errno)) }
-        if let what = notRegular(st.st_mode) { throw BuildError(file: display, "\(what), not a regular file") }
+        guard fstat(fd, &st) == 0 else { let e = errno; close(fd); throw BuildError(file: display, reason(e)) }
+        if let what = notRegular(st.st_mode) { close(fd); throw BuildError(file: display, "\(what), not a regular file") }
+        return (fd, Int(st.st_size))
+    }
+
+    /// Feeds the file to `consume` in blocks of 1 MB (hashing an input needs no copy of it all), opened as `read` opens it.
+    static func stream(_ url: URL, display: String, _ consume: (UnsafeRawBufferPointer) -> Void) throws {
+        let (fd, _) = try openRegular(url, display: display)
+        defer { close(fd) }
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { block.deallocate() }
         while true {
@@ -110,15 +114,13 @@ public enum InputFiles {
         }
     }
 
+    /// The bytes of a resolved input file (see `openRegular`). Refuses a UTF-16 or UTF-32 text (named, rather than
+    /// misread as stray quotes).
     public static func read(_ url: URL, display: String, text: Bool = true) throws -> Data {
-        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw BuildError(file: display, reason(errno)) }
+        let (fd, size) = try openRegular(url, display: display)
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw BuildError(file: display, reason(errno)) }
-        if let what = notRegular(st.st_mode) { throw BuildError(file: display, "\(what), not a regular file") }
         // One more byte than the size, so a file read whole ends with a zero-length read and no regrowth.
-        var data = Data(count: Int(st.st_size) + 1)
+        var data = Data(count: size + 1)
         var total = 0
         while true {
             if total == data.count { data.count += max(data.count, 1 << 16) }   // the file grew while being read

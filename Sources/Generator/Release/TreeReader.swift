@@ -83,15 +83,10 @@ public final class TreeReader: Sendable {
     /// The whole file at `path` (relative to the root), read through the descriptor that was checked to be a
     /// regular file of the tree.
     public func read(_ path: String) throws -> [UInt8] {
-        if let why = Self.pathRejection(path) { throw TreeProblem(.unsafePath, path, why) }
-        // Looked at first so a FIFO or device is never opened (opening can block or have effects); the open below
-        // and the fstat after it are what make the read safe.
-        var st = stat()
-        guard fstatat(rootFD, path, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw diagnose(path) }
-        let fd = openFile(path)
-        guard fd >= 0 else { throw diagnose(path, errno: errno) }
+        let fd = try openFile(checked: path)
         defer { close(fd) }
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw diagnose(path) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw diagnose(path) }
         var buf = [UInt8](repeating: 0, count: max(Int(st.st_size), 0) + 1)
         var done = 0
         while true {
@@ -108,10 +103,11 @@ public final class TreeReader: Sendable {
         return buf
     }
 
-    /// A regular file of the tree, open for reading (opened as `read` opens it: never through a symlink); the caller
-    /// closes it.
+    /// A regular file of the tree, open for reading, never through a symlink; the caller closes it.
     func openFile(checked path: String) throws -> Int32 {
         if let why = Self.pathRejection(path) { throw TreeProblem(.unsafePath, path, why) }
+        // Looked at first so a FIFO or device is never opened (opening can block or have effects); the open below
+        // and the fstat after it are what make the read safe.
         var st = stat()
         guard fstatat(rootFD, path, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw diagnose(path) }
         let fd = openFile(path)
@@ -122,11 +118,7 @@ public final class TreeReader: Sendable {
 
     /// The same file as `read`, mapped instead of copied (opened the same way: never through a symlink).
     func mapped(_ path: String) throws -> MappedBytes {
-        if let why = Self.pathRejection(path) { throw TreeProblem(.unsafePath, path, why) }
-        var st = stat()
-        guard fstatat(rootFD, path, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw diagnose(path) }
-        let fd = openFile(path)
-        guard fd >= 0 else { throw diagnose(path, errno: errno) }
+        let fd = try openFile(checked: path)
         defer { close(fd) }
         guard let bytes = MappedBytes(fd: fd) else { throw diagnose(path) }
         return bytes

@@ -33,20 +33,7 @@ enum SearchQueries {
         ("apostrophes", "'s 's's dewalt's"), ("joiners", "a.b.c 1.2.3 x/y/z"),
     ]
 
-    /// A deterministic pseudo-random generator (SplitMix64): the same queries on every run.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-        mutating func pick<T>(_ a: [T]) -> T { a[below(a.count)] }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    }
+    typealias Random = TestSupport.Random
 
     /// `count` queries made from `names` (product names and brands).
     static func generated(from names: [String], count: Int, seed: UInt64 = 25) -> [String] {

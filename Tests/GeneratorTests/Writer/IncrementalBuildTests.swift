@@ -8,18 +8,7 @@ import Indexer
 /// with its cache (files kept by fingerprint, changes applied in place) is byte for byte the tree a full build makes
 /// from the same input on the same previous release; a damaged, deleted or foreign cache gives a full build.
 final class IncrementalBuildTests: XCTestCase {
-    /// SplitMix64: a fixed seed gives the same change sets on every run (the seed is printed on failure).
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-    }
+    typealias Random = TestSupport.Random
 
     /// The input as the changes edit it: product records (JSON objects, real corpus), the category tree, site.json.
     struct Catalog {
@@ -275,7 +264,7 @@ final class IncrementalBuildTests: XCTestCase {
 
 extension Array {
     /// The elements in an order drawn from `r` (Fisher–Yates).
-    func shuffledBy(_ r: inout IncrementalBuildTests.Random) -> [Element] {
+    func shuffledBy(_ r: inout TestSupport.Random) -> [Element] {
         var a = self
         for i in stride(from: a.count - 1, to: 0, by: -1) { a.swapAt(i, r.below(i + 1)) }
         return a
