@@ -52,7 +52,8 @@ public struct CatalogDomain: Domain {
         var clock = TraceClock()
         let model = try load(context)
         clock.lap("catalog load")
-        let catalog = CatalogContext(model: model, site: context.site, generatedAt: context.generatedAt, threads: context.threads)
+        let settings = try CatalogSettings.read(context.site, file: context.siteFile)
+        let catalog = CatalogContext(model: model, site: context.site, settings: settings, generatedAt: context.generatedAt, threads: context.threads)
         var result = DomainResult(report: model.report)
         // Units render concurrently (each is also parallel inside): their serial parts overlap. Shared lazy state is
         // built first, and results are collected by unit, so the output order never depends on timing.
@@ -67,9 +68,10 @@ public struct CatalogDomain: Domain {
         _ = catalog.allProductsFingerprint   // (and the context's)
         try order.wait()
         // Content-named units (the ranked index) are built later, alongside validation and serialisation of the rest.
-        let units = CatalogOutputs.all.filter { timeUnits || !$0.namesFilesByContent }
-        for unit in CatalogOutputs.all where !timeUnits && unit.namesFilesByContent {
-            result.kinds += unit.kinds
+        let included = CatalogOutputs.all.filter { $0.isIncluded(in: catalog) }
+        let units = included.filter { timeUnits || !$0.namesFilesByContent }
+        for unit in included where !timeUnits && unit.namesFilesByContent {
+            result.kinds += unit.kinds(for: catalog)
             result.later.append { try unit.render(catalog) }
         }
         var rendered = [Result<[OutputFile], Error>?](repeating: nil, count: units.count)
@@ -89,7 +91,7 @@ public struct CatalogDomain: Domain {
         }
         for (k, unit) in units.enumerated() {
             result.files += try rendered[k]!.get()
-            result.kinds += unit.kinds
+            result.kinds += unit.kinds(for: catalog)
             if trace { FileHandle.standardError.write(Data("  [trace] render \(unit.kinds.first?.name ?? "?"): \(String(format: "%.3f", seconds[k])) s\n".utf8)) }
         }
         clock.lap("render (all units)")

@@ -16,6 +16,10 @@ public struct CatalogSettings: Sendable {
     public var uncategorizedName: String
     /// Weight m of the Bayesian average (a product needs about m reviews to be trusted on its own).
     public var ratingPrior: Double
+    /// False leaves out the single-file seed-shaped search indexes (`search-index.json`, `search-index-compact.json`):
+    /// they list every product in one file (about 900 MB at a million products); the ranked, sharded `search/`
+    /// serves search at any size.
+    public var seedIndexes = true
 
     public static let fieldNames = ["id", "name", "description", "brand", "price", "currency", "inStock",
                                     "imageUrl", "ratingAverage", "ratingCount", "category"]
@@ -37,6 +41,7 @@ public struct CatalogSettings: Sendable {
                                 uncategorizedId: try o.string("uncategorizedId", default: "uncategorized"),
                                 uncategorizedName: try o.string("uncategorizedName", default: "Uncategorized"),
                                 ratingPrior: try o.double("ratingPrior", default: 20))
+        s.seedIndexes = try o.bool("seedIndexes", default: true)
         if var f = try o.object("fields") {
             for name in fieldNames { if let v = try f.optionalString(name) { s.fields[name] = v } }
             try f.finish()

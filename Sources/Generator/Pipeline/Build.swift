@@ -264,7 +264,8 @@ public enum Build {
         ticker?.end()
         files += last
         stage("validate, serialise and stage")
-        summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.size) })
+        summary.warnings += try PagesRules.check(zip(files, rendered).map { .init(path: $1.path, size: $1.size, sizeSetting: $0.kind?.sizeSetting) },
+                                                 target: site.target)
 
         // Manifest: compare with the previous release; identical content creates no version and writes nothing.
         let digest = contentDigest(contentEntries(files, rendered))
@@ -291,6 +292,8 @@ public enum Build {
                                                  contentDigest: digest, inputDigest: try fingerprint.wait(), current: tree, previous: previous,
                                                  settings: release, site: site, threads: options.threads, bytes: { staged.mapped($0) })
         var releaseClock = TraceClock()
+        // The file index and deltas against the target's file limit too (the whole tree's size was checked above).
+        _ = try PagesRules.check(releaseFiles.map { .init(path: $0.path, size: $0.bytes.count) }, target: site.target, siteLimit: false)
         try check(releaseFiles, checkers: checkers)
         releaseClock.lap("release: files checked")
         for f in releaseFiles {
@@ -531,5 +534,5 @@ extension SiteConfig {
     /// Only for messages before site.json is read.
     static let placeholder = SiteConfig(siteName: "", baseURL: "https://example.invalid/", appVersion: "0", minimumAppVersion: "0",
                                         urlScheme: "app", webBaseURL: "", features: [], cachingStrategy: "", ttl: [], imageSizes: [],
-                                        defaultImageSize: "small", offlineBudgetBytes: 0, offlineProductsPerCategory: 0, pageSize: 0, sections: [:])
+                                        defaultImageSize: "small", offlineBudgetBytes: 0, offlineProductsPerCategory: 0, pageSize: 0, target: .githubPages, sections: [:])
 }

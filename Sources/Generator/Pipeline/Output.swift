@@ -22,10 +22,13 @@ public final class OutputKind: Sendable {
     /// The type's name in `types/index.d.ts` when it is declared (a collection's `types`); otherwise the design
     /// documents' model name or the openapi.json component name (see `TypeScriptTypes`).
     public let typeName: String?
+    /// The setting that makes its files smaller or leaves them out, named when one is over the target's file limit.
+    public let sizeSetting: SizeSetting?
 
-    public init(name: String, pathTemplate: String, summary: String, schema: JSON, fragments: [String: JSON] = [:], typeName: String? = nil) {
+    public init(name: String, pathTemplate: String, summary: String, schema: JSON, fragments: [String: JSON] = [:], typeName: String? = nil,
+                sizeSetting: SizeSetting? = nil) {
         self.name = name; self.pathTemplate = pathTemplate; self.summary = summary; self.schema = schema; self.fragments = fragments
-        self.typeName = typeName
+        self.typeName = typeName; self.sizeSetting = sizeSetting
     }
 
     public var schemaPath: String { "schemas/\(name).schema.json" }

@@ -6,11 +6,12 @@ import Schemas
 final class CatalogContext: @unchecked Sendable {
     let model: CatalogModel
     let site: SiteConfig
+    let settings: CatalogSettings
     let generatedAt: String
     let threads: Int
 
-    init(model: CatalogModel, site: SiteConfig, generatedAt: String, threads: Int) {
-        self.model = model; self.site = site; self.generatedAt = generatedAt; self.threads = threads
+    init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int) {
+        self.model = model; self.site = site; self.settings = settings; self.generatedAt = generatedAt; self.threads = threads
     }
 
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
@@ -109,6 +110,11 @@ final class CatalogContext: @unchecked Sendable {
 /// One catalog output kind: its declared kinds (schemas) and how it renders.
 protocol CatalogOutput: Sendable {
     var kinds: [OutputKind] { get }
+    /// The kinds of this catalog's files (schemas are published only for kinds present); `kinds` unless a setting
+    /// changes a kind's shape.
+    func kinds(for c: CatalogContext) -> [OutputKind]
+    /// False when a setting leaves the unit's files out (`catalog.seedIndexes`).
+    func isIncluded(in c: CatalogContext) -> Bool
     /// True when its file names depend on their content (hashed shards): such a unit is rendered while the other
     /// files are validated and serialised (see `DomainResult.later`).
     var namesFilesByContent: Bool { get }
@@ -117,6 +123,8 @@ protocol CatalogOutput: Sendable {
 
 extension CatalogOutput {
     var namesFilesByContent: Bool { false }
+    func kinds(for c: CatalogContext) -> [OutputKind] { kinds }
+    func isIncluded(in c: CatalogContext) -> Bool { true }
 }
 
 enum CatalogOutputs {

@@ -16,7 +16,7 @@ struct CategoryPageOutput: CatalogOutput {
             "category_id": S.relativePath, "category_name": S.string, "total_products": S.nonNegativeInteger,
             "page": S.integer(min: 1), "per_page": S.nonNegativeInteger, "total_pages": S.integer(min: 1),
             "next_page": S.nullable(S.relativePath), "products": S.array(product),
-        ]))
+        ]), sizeSetting: SizeSetting("pageSize (products per category page)"))
     var kinds: [OutputKind] { [Self.kind] }
 
     /// A product's list entry as text, in the schema's `product` shape: written once, shared by every page that
