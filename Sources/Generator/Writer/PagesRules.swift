@@ -70,14 +70,14 @@ public enum PagesRules {
             case .githubPages:
                 if size > maxFileBytes {
                     let fix = (f.sizeSetting.map { "set \($0.fix) or " } ?? "make it smaller or ") + "set target to object-storage"
-                    errors.append(BuildError(file: path, "is \(megabytes(size)), over GitHub Pages' 100 MB file limit: \(fix)"))
+                    errors.append(BuildError(file: "(output)", "\(path) is \(megabytes(size)), over GitHub Pages' 100 MB file limit: \(fix)"))
                 } else if size > warnFileBytes {
                     warnings.append("\(path) is \(size / 1_048_576) MB; GitHub warns above 50 MB")
                 }
             case .objectStorage(let limit):
                 if size > limit {
                     let fix = (f.sizeSetting.map { "set \($0.fix) or " } ?? "make it smaller or ") + "raise maxFileMB"
-                    errors.append(BuildError(file: path, "is \(megabytes(size)), over the \(limit / 1_048_576) MB file limit of target object-storage (maxFileMB): \(fix)"))
+                    errors.append(BuildError(file: "(output)", "\(path) is \(megabytes(size)), over the \(limit / 1_048_576) MB file limit (maxFileMB) of target object-storage: \(fix)"))
                 }
             }
         }
