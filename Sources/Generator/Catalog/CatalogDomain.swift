@@ -1,5 +1,6 @@
 import Foundation
 import Schemas
+import Crypto
 
 /// The product catalog: products, category tree and featured content → app config, pages,
 /// details, search indexes and the offline catalog.
@@ -62,7 +63,6 @@ public struct CatalogDomain: Domain {
         let concurrent = context.threads > 1 && !timeUnits
         // The search order (a serial sort) is computed beside the list entries (parallel inside).
         let order = Background { [catalog] in _ = catalog.searchOrder }
-        _ = catalog.listEntries
         _ = catalog.brandSlugs
         _ = catalog.categoryTrails
         _ = catalog.allProductsFingerprint   // (and the context's)
@@ -89,8 +89,11 @@ public struct CatalogDomain: Domain {
                 }
             }
         }
+        // One list of the right size, each unit's released once copied (a million product pages are 200 MB of files).
+        result.files.reserveCapacity(rendered.reduce(0) { $0 + ((try? $1!.get())?.count ?? 0) })
         for (k, unit) in units.enumerated() {
             result.files += try rendered[k]!.get()
+            rendered[k] = .success([])
             result.kinds += unit.kinds(for: catalog)
             if trace { FileHandle.standardError.write(Data("  [trace] render \(unit.kinds.first?.name ?? "?"): \(String(format: "%.3f", seconds[k])) s\n".utf8)) }
         }
@@ -104,17 +107,18 @@ public struct CatalogDomain: Domain {
         let (productsURL, productsFile) = try productsFile(context, settings)
         var check = CatalogCheck(settings: settings, productsFile: productsFile)
         var clock = TraceClock()
-        let read = try ProductFileReader.read(productsURL, display: productsFile, threads: context.threads, skipBadRecords: context.skipBadRows)
-        let records = read.records
+        // Read and checked a batch at a time: the records of a batch are released once its products are made.
+        var products: [Product] = []
+        let read = try ProductFileReader.forEachBatch(productsURL, display: productsFile, threads: context.threads, skipBadRecords: context.skipBadRows) {
+            products += check.products($0, threads: context.threads)
+        }
         // Policy: an empty products file is an error, not an empty catalog: a truncated export would otherwise
         // publish a release that removes every product.
-        if records.isEmpty {
+        if read.records == 0 {
             let why = read.skipped.isEmpty ? "has no products" : "has no readable products (\(read.skipped.count) malformed records skipped)"
             throw BuildError(file: productsFile, "\(why); an empty catalog is refused (remove the file, or catalog.products in site.json, to build without a catalog)")
         }
-        clock.lap("read")
-        var products = check.products(records, threads: context.threads)
-        clock.lap("check products")
+        clock.lap("read and check products")
 
         var nodes: [String: CategoryNode] = [:], order: [String] = []
         if let (catURL, catFile) = try optionalFile(context, settings.categoriesFile, named: settings.categoriesNamed, field: "catalog.categories") {
@@ -132,7 +136,7 @@ public struct CatalogDomain: Domain {
             // Examples are input text (brand spellings) printed in the summary: control characters escaped.
             report.append(ReportItem(domain: "catalog", key: key, count: count, policy: policy, examples: examples.prefix(5).map(Excerpt.escapingControls)))
         }
-        note("products read", records.count, "from \(productsFile)")
+        note("products read", read.records, "from \(productsFile)")
         if !read.skipped.isEmpty {
             note("malformed records skipped", read.skipped.count, "--skip-bad-rows: left out", read.skipped.map { "\($0.file):\($0.line ?? 0)" })
         }
@@ -248,25 +252,31 @@ public struct CatalogDomain: Domain {
                                  featured: featured, popularity: popularity, unbrandedName: settings.unbrandedName)
         model.report = report
         model.uncategorizedId = settings.uncategorizedId
-        // Every field of every product, unit-separated, a record separator after each product: one buffer (written
-        // in parallel slices, joined in order), one hash.
-        let slices = min(products.count, 256)   // (Parallel.map runs fewer than 256 items serially)
-        let parts = Parallel.map(slices, threads: context.threads) { k -> [UInt8] in
-            var bytes: [UInt8] = []
-            let range = (k * products.count / slices)..<((k + 1) * products.count / slices)
-            bytes.reserveCapacity(range.count * 400)
-            for i in range {
-                let p = products[i]
-                for (n, f) in [p.id, p.name, p.description, p.brand ?? "", p.price?.description ?? "", p.currency, p.inStock ? "1" : "0",
-                               p.imageUrl ?? "", p.ratingAverage?.description ?? "", String(p.ratingCount), p.categoryId].enumerated() {
-                    if n > 0 { bytes.append(0x1F) }
-                    bytes += f.utf8
+        // Every field of every product, unit-separated, a record separator after each product, hashed as one text:
+        // written in parallel slices, a round of slices at a time, each hashed in order and released (the whole
+        // text of a million products would be 400 MB).
+        let slices = max(1, (products.count + 1023) / 1024), round = 64
+        var hasher = SHA256()
+        for first in stride(from: 0, to: slices, by: round) {
+            var parts = [[UInt8]](repeating: [], count: min(round, slices - first))
+            parts.withUnsafeMutableBufferPointer { parts in Parallel.forEach(Array(parts.indices), threads: context.threads) { k in
+                var bytes: [UInt8] = []
+                let range = ((first + k) * products.count / slices)..<((first + k + 1) * products.count / slices)
+                bytes.reserveCapacity(range.count * 400)
+                for i in range {
+                    let p = products[i]
+                    for (n, f) in [p.id, p.name, p.description, p.brand ?? "", p.price?.description ?? "", p.currency, p.inStock ? "1" : "0",
+                                   p.imageUrl ?? "", p.ratingAverage?.description ?? "", String(p.ratingCount), p.categoryId].enumerated() {
+                        if n > 0 { bytes.append(0x1F) }
+                        bytes += f.utf8
+                    }
+                    bytes.append(0x1E)
                 }
-                bytes.append(0x1E)
-            }
-            return bytes
+                parts[k] = bytes
+            } }
+            for part in parts { hasher.update(data: part) }
         }
-        model.dataVersion = String(Build.sha256Hex(parts.flatMap { $0 }).prefix(12))
+        model.dataVersion = String(hasher.finalize().map { String(format: "%02x", $0) }.joined().prefix(12))
         if context.site.sourceFingerprint != nil {
             model.productFingerprints = Parallel.map(products.count, threads: context.threads) { Self.fingerprint(products[$0]) }
         }

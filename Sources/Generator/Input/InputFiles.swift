@@ -115,6 +115,40 @@ public enum InputFiles {
         return data
     }
 
+    /// A resolved input file read in blocks of `blockSize` bytes (the last one shorter), each handed to `body` and
+    /// then overwritten: a file of any size costs one block of memory. The same refusals as `read`.
+    public static func forEachBlock(_ url: URL, display: String, text: Bool = true, blockSize: Int = 32 << 20,
+                                    _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw BuildError(file: display, reason(errno)) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw BuildError(file: display, reason(errno)) }
+        if let what = notRegular(st.st_mode) { throw BuildError(file: display, "\(what), not a regular file") }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(blockSize, 64), alignment: 16)
+        defer { buffer.deallocate() }
+        var first = true
+        while true {
+            var filled = 0
+            while filled < buffer.count {
+                let n = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw BuildError(file: display, reason(errno))
+                }
+                if n == 0 { break }
+                filled += n
+            }
+            let block = UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
+            if first, text, let encoding = wideEncoding(Data(block.prefix(64))) {
+                throw BuildError(file: display, "the file is \(encoding); save it as UTF-8")
+            }
+            first = false
+            if filled > 0 { try body(block) }
+            if filled < buffer.count { return }
+        }
+    }
+
     /// Names in a resolved folder, sorted; empty when the folder does not exist.
     public static func list(_ folder: URL, display: String) throws -> [String] {
         switch kind(folder) {

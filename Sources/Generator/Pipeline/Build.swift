@@ -184,7 +184,7 @@ public enum Build {
             let result = try domain.build(context)
             ticker?.end()
             stage(domain.name)
-            files += result.files
+            if files.isEmpty { files = result.files } else { files += result.files }   // (the first list taken, not copied)
             later += result.later
             for k in result.kinds { kinds[k.name] = k }
             summary.report += result.report
@@ -199,6 +199,8 @@ public enum Build {
         let previous = try previousRelease()
         for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest, OpenAPIDocument.kind] { kinds[k.name] = k }
         // Schemas of every kind used, then the files GitHub Pages needs: .nojekyll (serve the tree as is) and 404.html.
+        // (Room made for them at once: appending would double the capacity of a list of a million files.)
+        files.reserveCapacity(files.count + kinds.count + 3)
         for k in kinds.values.sorted(by: { $0.name < $1.name }) {
             files.append(OutputFile(path: k.schemaPath, json: SchemaPublisher.document(for: k, baseURL: site.baseURL), kind: SchemaPublisher.metaKind))
         }
@@ -208,9 +210,10 @@ public enum Build {
         files.append(OutputFile(path: ".nojekyll", bytes: [], asset: NotFoundPage.noJekyll))
         files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site), asset: NotFoundPage.asset))
         // Content-named files are built on a thread of their own while the others are checked and written.
-        let lateWork = later
-        let lateFiles = Background { try lateWork.flatMap { try $0() } }
-        defer { _ = try? lateFiles.wait() }   // never leave it running past a failure
+        // (The work is handed over, not kept: it holds the domains' models, released once it is done.)
+        let lateFiles = Background { [later] in try later.flatMap { try $0() } }
+        later = []
+        defer { lateFiles.join() }   // never leave it running past a failure
 
         // Every file against its kind's schema, then to bytes and into a staging folder beside the output, in one
         // parallel pass: each file's JSON is checked, serialised and written while it is hot in cache, then released.
@@ -244,7 +247,7 @@ public enum Build {
         }
         var rendered = try serialise(&files, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
         // Then the late files (content-named, built meanwhile).
-        var second = try lateFiles.wait()
+        var second = try lateFiles.take()   // (taken, so each file's text goes once it is staged)
         try requireDistinctPaths(files, second)
         ticker?.grow(second.count)
         rendered += try serialise(&second, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)

@@ -29,9 +29,11 @@ public final class OutputKind: Sendable {
                 sizeSetting: SizeSetting? = nil) {
         self.name = name; self.pathTemplate = pathTemplate; self.summary = summary; self.schema = schema; self.fragments = fragments
         self.typeName = typeName; self.sizeSetting = sizeSetting
+        self.schemaPath = "schemas/\(name).schema.json"
     }
 
-    public var schemaPath: String { "schemas/\(name).schema.json" }
+    /// Where its schema is published (one string for every file of the kind: a million files name it).
+    public let schemaPath: String
 }
 
 /// What a file written from fragments asks to have checked (see `OutputFile.Content.fragmented`): these bytes against

@@ -34,12 +34,6 @@ final class CatalogContext: @unchecked Sendable {
         return texts.map { rank[$0]! }
     }
 
-    /// Each product's list entry as text, written once and shared by every page that lists it.
-    lazy var listEntries: Result<[[UInt8]], Error> = Result {
-        try Parallel.map(model.products.count, threads: threads) { i in Result { try CategoryPageOutput.entryText(self.model.products[i], self) } }
-            .map { try $0.get() }
-    }
-
     /// Brand name → its slug, computed once per brand (Foundation's folding is slow, and 100,000 pages ask).
     lazy var brandSlugs: [String: String] = {
         var out: [String: String] = [model.unbrandedName: DeeplinkMapOutput.slug(model.unbrandedName)]
