@@ -15,15 +15,20 @@ final class CatalogContext: @unchecked Sendable {
     }
 
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
-    /// by side compress better and share result-store shards). Keys are computed once, then sorted.
+    /// by side compress better and share result-store shards). Brands and categories are ranked once per distinct
+    /// value (by table index), names compared as bytes when ASCII (the order Swift strings sort in).
     lazy var searchOrder: [Int] = {
         let products = model.products
-        let brands = Self.ranks(products.map { $0.brandKey ?? "" }), categories = Self.ranks(products.map(categoryPath))
+        // (A missing brand key sorts as "", the text it stands for.)
+        let keyRank = Self.ranks(products.brandKeys + [""]), categoryRank = Self.ranks(products.categoryIds.indices.map(categoryPath(index:)))
+        let brands = products.map { $0.brandKeyIndex < 0 ? keyRank[keyRank.count - 1] : keyRank[$0.brandKeyIndex] }
+        let categories = products.map { categoryRank[$0.categoryIndex] }
         return products.indices.sorted { a, b in
             if brands[a] != brands[b] { return brands[a] < brands[b] }
             if categories[a] != categories[b] { return categories[a] < categories[b] }
-            if products[a].name != products[b].name { return products[a].name < products[b].name }
-            return products[a].id < products[b].id
+            let na = products[a].nameUTF8, nb = products[b].nameUTF8
+            if !Product.same(na, nb) { return Product.precedes(na, nb) }
+            return Product.precedes(products[a].idUTF8, products[b].idUTF8)
         }
     }()
 
@@ -34,12 +39,14 @@ final class CatalogContext: @unchecked Sendable {
         return texts.map { rank[$0]! }
     }
 
-    /// Brand name → its slug, computed once per brand (Foundation's folding is slow, and 100,000 pages ask).
-    lazy var brandSlugs: [String: String] = {
-        var out: [String: String] = [model.unbrandedName: DeeplinkMapOutput.slug(model.unbrandedName)]
-        for p in model.products { if let b = p.brand, out[b] == nil { out[b] = DeeplinkMapOutput.slug(b) } }
-        return out
-    }()
+    /// Each brand's slug, by its index in the products' brand table, and the stand-in's, computed once per brand
+    /// (Foundation's folding is slow, and 100,000 pages ask).
+    lazy var brandSlugs: (byIndex: [String], unbranded: String) = (model.products.brands.map(DeeplinkMapOutput.slug), DeeplinkMapOutput.slug(model.unbrandedName))
+
+    /// Each category id of the products' table: its node (nil for an id the tree lacks: none after the policies).
+    lazy var categoryNodes: [CategoryNode?] = model.products.categoryIds.map { model.categories[$0] }
+    /// The same, its trail (see `categoryTrails`).
+    lazy var categoryTrailsByIndex: [(names: JSON, joined: String)] = model.products.categoryIds.map { categoryTrails[$0] ?? (names: .array([]), joined: "") }
 
     /// Each category's names from the root down, as the JSON list and as "A > B > C", computed once per category
     /// (every product page shows its category's trail).
@@ -94,9 +101,10 @@ final class CatalogContext: @unchecked Sendable {
     }
 
     func brandName(_ p: Product) -> String { p.brand ?? model.unbrandedName }
-    func brandSlug(_ p: Product) -> String { brandSlugs[brandName(p)] ?? DeeplinkMapOutput.slug(brandName(p)) }
-    func categoryName(_ p: Product) -> String { model.categories[p.categoryId]?.name ?? p.categoryId }
-    func categoryPath(_ p: Product) -> String { model.categories[p.categoryId]?.path ?? p.categoryId }
+    func brandSlug(_ p: Product) -> String { p.brandIndex < 0 ? brandSlugs.unbranded : brandSlugs.byIndex[p.brandIndex] }
+    func categoryName(_ p: Product) -> String { categoryNodes[p.categoryIndex]?.name ?? p.categoryId }
+    func categoryPath(_ p: Product) -> String { categoryPath(index: p.categoryIndex) }
+    func categoryPath(index k: Int) -> String { categoryNodes[k]?.path ?? model.products.categoryIds[k] }
     /// Absolute URL of a file of the tree.
     func url(_ path: String) -> String { site.baseURL + path }
 }

@@ -52,18 +52,20 @@ struct RankedSearchOutput: CatalogOutput {
         let w = Self.weights
         return .init(count: order.count, document: { k in
             let p = products[order[k]]
-            return RankedDocument(id: p.segment, fields: [("name", w.name, p.name), ("brand", w.brand, c.brandName(p)),
-                                                          ("category", w.category, c.categoryName(p)), ("description", w.description, p.description)],
+            let name = p.name
+            return RankedDocument(id: p.segment, fields: [("name", w.name, name), ("brand", w.brand, c.brandName(p)),
+                                                          ("category", w.category, c.categoryName(p)),
+                                                          ("description", w.description, p.descriptionIsName ? name : p.description)],
                                   stored: .null, group: p.brandKey ?? "")
         }, writeStored: { k, t in
             let p = products[order[k]]
             t.beginObject()
-            t.key("id"); t.string(p.segment)
-            t.key("name"); t.string(p.name)
+            t.key("id"); t.string(utf8: p.segmentUTF8)
+            t.key("name"); t.string(utf8: p.nameUTF8)
             t.key("brand"); t.string(c.brandName(p))
             t.key("price"); if let price = p.price { try? t.number(price) } else { t.null() }
             t.key("rating"); if let r = p.ratingAverage { try? t.double(r) } else { t.null() }
-            t.key("image"); t.string(p.imageUrl ?? "")
+            t.key("image"); if let image = p.imageUrlUTF8 { t.string(utf8: image) } else { t.string("") }
             t.key("path"); t.string("products/\(p.segment)/details.json")
             t.endObject()
         }, group: { products[order[$0]].brandKey ?? "" })

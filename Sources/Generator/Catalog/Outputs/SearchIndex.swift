@@ -47,8 +47,9 @@ struct SearchIndexOutput: CatalogOutput {
             return v
         }
         return c.searchOrder.map { c.model.products[$0] }.map { p in
-            SearchDocument(id: p.segment, name: p.name, brand: c.brandName(p), category: c.categoryName(p),
-                           description: p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "",
+            let name = p.name
+            return SearchDocument(id: p.segment, name: name, brand: c.brandName(p), category: c.categoryName(p),
+                           description: p.descriptionIsName ? name : p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "",
                            brandIsSearchable: p.brand.map { !isStandIn($0) } ?? false,
                            categoryIsSearchable: p.categoryId != c.model.uncategorizedId && !isStandIn(c.categoryName(p)))
         }
