@@ -156,8 +156,8 @@ public struct CatalogDomain: Domain {
         for (k, id) in store.categoryIds.enumerated() where !id.isEmpty && nodes[id] == nil { unknownCategory += perCategory[k] }
 
         // Policy: unpriced products are not sellable listings (their text stays in the buffer, unused: a few bytes).
-        let unpricedIds = store.records.filter { $0.price == nil }.map(store.id).sorted()
-        store.records.removeAll { $0.price == nil }
+        let unpricedIds = store.records.filter { $0.price < 0 }.map(store.id).sorted()
+        store.records.removeAll { $0.price < 0 }
         note("products without a price", unpricedIds.count, "left out of pages and indexes; ids listed here", unpricedIds)
 
         // Policy: a product without a category goes to the uncategorized bucket (a top-level category).
@@ -223,7 +223,10 @@ public struct CatalogDomain: Domain {
         note("products without a brand", missingBrand, "shown as \"\(settings.unbrandedName)\" on detail pages and in indexes; null brand on category pages")
 
         // Id order (ids are distinct).
-        let byId = store.records.indices.sorted { Product.precedes(store.idUTF8(store.records[$0]), store.idUTF8(store.records[$1])) }
+        let byId = store.records.indices.sorted { a, b in
+            let ra = store.records[a], rb = store.records[b]
+            return Product.precedes(store.idUTF8(ra), store.idUTF8(rb), ascii: ra.ascii && rb.ascii)
+        }
         let products = store.finish(order: byId)
 
         // Children lists and depth-first order.

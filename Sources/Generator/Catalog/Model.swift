@@ -20,7 +20,10 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         var ratingCount: Int
         /// NaN: no rating (input ratings are checked to lie between 0 and 5).
         var ratingAverage: Double
-        var price: JSONNumber?
+        /// Index of its price in `prices` (-1: none). (Kept apart: a record of plain numbers copies as bytes.)
+        var price: Int32
+        /// True when all its text is ASCII: ids and names then sort by their bytes.
+        var ascii: Bool
 
         static let same = UInt32.max, none = UInt32.max
         var segmentOffset: Int { Int(idLength) }
@@ -32,14 +35,15 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
     /// The text of every product (owned: freed with the store).
     let text: UnsafeMutableBufferPointer<UInt8>
     let records: [Record]
+    let prices: [JSONNumber]
     let brands: [String], brandKeys: [String], currencies: [String], categoryIds: [String]
     let extras: [[(String, String)]]
     /// The products file, as messages name it.
     let file: String
 
-    fileprivate init(text: UnsafeMutableBufferPointer<UInt8>, records: [Record], brands: [String], brandKeys: [String], currencies: [String],
+    fileprivate init(text: UnsafeMutableBufferPointer<UInt8>, records: [Record], prices: [JSONNumber], brands: [String], brandKeys: [String], currencies: [String],
                      categoryIds: [String], extras: [[(String, String)]], file: String) {
-        self.text = text; self.records = records; self.brands = brands; self.brandKeys = brandKeys
+        self.text = text; self.records = records; self.prices = prices; self.brands = brands; self.brandKeys = brandKeys
         self.currencies = currencies; self.categoryIds = categoryIds; self.extras = extras; self.file = file
     }
     deinit { free(text.baseAddress) }
@@ -63,6 +67,7 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         private(set) var count = 0
         private var capacity = 0
         var records: [Record] = []
+        private(set) var prices: [JSONNumber] = []
         private(set) var brands: [String] = [], brandKeys: [String] = [], currencies: [String] = [], categoryIds: [String] = []
         private(set) var extras: [[(String, String)]] = []
         private var tables: [[String: Int32]] = [[:], [:], [:], [:]]
@@ -87,9 +92,12 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
             return n
         }
 
+        private var ascii = true
+
         private func put(_ s: String) -> UInt32 {
             var s = s
             return s.withUTF8 { u in
+                if ascii && !u.allSatisfy({ $0 < 0x80 }) { ascii = false }
                 if count + u.count > capacity {
                     capacity = Swift.max(count + u.count, capacity * 2, 1 << 16)
                     base = realloc(base, capacity)!.assumingMemoryBound(to: UInt8.self)
@@ -104,6 +112,7 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
                     price: JSONNumber?, currency: String, inStock: Bool, imageUrl: String?, ratingAverage: Double?,
                     ratingCount: Int, categoryId: String, extra: [(String, String)], line: Int) {
             let start = count
+            ascii = true
             let idLength = put(id)
             let segmentLength = segment == id ? Record.same : put(segment)
             let nameLength = put(name)
@@ -111,12 +120,14 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
             let imageLength = imageUrl.map(put) ?? Record.none
             var extraIndex: Int32 = -1
             if !extra.isEmpty { extraIndex = Int32(extras.count); extras.append(extra) }
+            var priceIndex: Int32 = -1
+            if let price { priceIndex = Int32(prices.count); prices.append(price) }
             records.append(Record(textStart: start, idLength: idLength, segmentLength: segmentLength, nameLength: nameLength,
                                   descriptionLength: descriptionLength, imageLength: imageLength,
                                   brand: brand.map { intern($0, in: .brand) } ?? -1, brandKey: brandKey.map { intern($0, in: .brandKey) } ?? -1,
                                   currency: intern(currency, in: .currency), category: intern(categoryId, in: .category),
                                   extra: extraIndex, line: Int32(clamping: line), inStock: inStock, ratingCount: ratingCount,
-                                  ratingAverage: ratingAverage ?? .nan, price: price))
+                                  ratingAverage: ratingAverage ?? .nan, price: priceIndex, ascii: ascii))
         }
 
         /// A record's id as bytes and as text (while loading).
@@ -131,7 +142,7 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
             let size = Swift.max(count, 1)
             let text = UnsafeMutableBufferPointer(start: realloc(base, size)!.assumingMemoryBound(to: UInt8.self), count: count)
             base = nil; count = 0; capacity = 0
-            return ProductStore(text: text, records: out, brands: brands, brandKeys: brandKeys, currencies: currencies,
+            return ProductStore(text: text, records: out, prices: prices, brands: brands, brandKeys: brandKeys, currencies: currencies,
                                 categoryIds: categoryIds, extras: extras, file: file)
         }
     }
@@ -178,7 +189,9 @@ public struct Product {
     public var brandKey: String? { let k = record.brandKey; return k < 0 ? nil : store.brandKeys[Int(k)] }
     public var brandKeyIndex: Int { Int(record.brandKey) }
     /// Exact price from the input's decimal text; every sellable product has one.
-    public var price: JSONNumber? { record.price }
+    public var price: JSONNumber? { let k = record.price; return k < 0 ? nil : store.prices[Int(k)] }
+    /// True when all its text is ASCII.
+    public var isASCII: Bool { record.ascii }
     public var priceValue: Double? { price?.double }
     public var currency: String { store.currencies[Int(record.currency)] }
     public var inStock: Bool { record.inStock }
@@ -193,17 +206,25 @@ public struct Product {
     public var file: String { store.file }
     public var line: Int { Int(record.line) }
 
-    /// Whether `a` sorts before `b` as Swift strings do: by bytes when both are ASCII (the same order), else as strings.
-    static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        if a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 }) { return a.lexicographicallyPrecedes(b) }
+    /// Whether `a` sorts before `b` as Swift strings do: by bytes when both are ASCII (`ascii`, or found so: the same
+    /// order), else as strings.
+    static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, ascii: Bool = false) -> Bool {
+        if ascii || (a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 })) { return bytesPrecede(a, b) }
         return String(decoding: a, as: UTF8.self) < String(decoding: b, as: UTF8.self)
     }
 
     /// Whether `a` and `b` are equal as Swift strings (canonically equivalent): bytes when both are ASCII.
-    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        if a.elementsEqual(b) { return true }
-        if a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 }) { return false }
+    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, ascii: Bool = false) -> Bool {
+        if a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) { return true }
+        if ascii || (a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 })) { return false }
         return String(decoding: a, as: UTF8.self) == String(decoding: b, as: UTF8.self)
+    }
+
+    /// Byte order (memcmp, then length).
+    @inline(__always) static func bytesPrecede(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = Swift.min(a.count, b.count)
+        if n > 0 { let c = memcmp(a.baseAddress!, b.baseAddress!, n); if c != 0 { return c < 0 } }
+        return a.count < b.count
     }
 }
 

@@ -26,9 +26,10 @@ final class CatalogContext: @unchecked Sendable {
         return products.indices.sorted { a, b in
             if brands[a] != brands[b] { return brands[a] < brands[b] }
             if categories[a] != categories[b] { return categories[a] < categories[b] }
-            let na = products[a].nameUTF8, nb = products[b].nameUTF8
-            if !Product.same(na, nb) { return Product.precedes(na, nb) }
-            return Product.precedes(products[a].idUTF8, products[b].idUTF8)
+            let pa = products[a], pb = products[b], ascii = pa.isASCII && pb.isASCII
+            let na = pa.nameUTF8, nb = pb.nameUTF8
+            if !Product.same(na, nb, ascii: ascii) { return Product.precedes(na, nb, ascii: ascii) }
+            return Product.precedes(pa.idUTF8, pb.idUTF8, ascii: ascii)
         }
     }()
 
