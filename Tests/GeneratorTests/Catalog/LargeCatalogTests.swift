@@ -3,17 +3,28 @@ import Foundation
 @testable import Generator
 import Schemas
 
-/// The large-catalog settings (README "Large catalogs") on the real corpus: target object-storage, the seed search
-/// indexes left out and category pages of 100, with every file that could name the left-out indexes consistent;
-/// the same tree on one thread and on two; and the size limits of both targets naming the setting that fixes them.
+/// The large-catalog settings on the real corpus, with the very site.json of README "Large catalogs" (target
+/// object-storage, the seed search indexes left out, category pages of 100): every file that could name the left-out
+/// indexes consistent; the same tree on one thread and on two; and the size limits of both targets naming the
+/// setting that fixes them.
 final class LargeCatalogTests: XCTestCase {
+    /// The first `json` block of README's "Large catalogs" section.
+    static func readmeSite() throws -> [String: Any] {
+        let readme = try String(contentsOf: TestSupport.repoRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try XCTUnwrap(readme.range(of: "\n## Large catalogs\n"), "README has no Large catalogs section")
+        let rest = readme[section.upperBound...]
+        let open = try XCTUnwrap(rest.range(of: "```json\n")), close = try XCTUnwrap(rest[open.upperBound...].range(of: "\n```"))
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(rest[open.upperBound..<close.lowerBound].utf8)) as? [String: Any])
+    }
+
+    /// README's site.json, with the real corpus's id field.
     static let largeSettings: (inout [String: Any]) -> Void = { s in
-        s["target"] = "object-storage"
-        s["pageSize"] = 100
+        s = try! readmeSite()
         var catalog = s["catalog"] as? [String: Any] ?? [:]
-        catalog["seedIndexes"] = false
+        catalog["fields"] = ["id": "itemId"]
         s["catalog"] = catalog
     }
+    static let base = "https://cdn.example.com/catalog/"
 
     /// The real corpus with `edit` applied to its site.json.
     static func realInput(_ edit: (inout [String: Any]) -> Void) throws -> URL {
@@ -57,7 +68,7 @@ final class LargeCatalogTests: XCTestCase {
         let endpoints = try XCTUnwrap(config["endpoints"]?.objectValue)
         XCTAssertEqual(endpoints.keys, ["appConfig", "summary", "searchRanked", "categories", "categoryDetails", "productDetails",
                                         "productImage", "featuredContent", "offlineCatalog", "updateManifest", "deeplinkMap"])
-        XCTAssertEqual(endpoints["searchRanked"]?.stringValue, "https://example.github.io/orange-catalog/production%20data/search/meta.json")
+        XCTAssertEqual(endpoints["searchRanked"]?.stringValue, Self.base + "search/meta.json")
         XCTAssertNotNil(tree["search/meta.json"])
         XCTAssertEqual(config["features"]?["search"], .bool(true))
         let schema = try JSONReader.parse(XCTUnwrap(tree["schemas/app-config.schema.json"]))
@@ -67,8 +78,8 @@ final class LargeCatalogTests: XCTestCase {
         // The deeplink map's search and brand links open the search page.
         let map = try JSONReader.parse(XCTUnwrap(tree["deeplink-map.json"]))
         let routes = Dictionary(uniqueKeysWithValues: try XCTUnwrap(map["routes"]?.arrayValue).map { ($0["name"]!.stringValue!, $0) })
-        XCTAssertEqual(routes["search"]?["webURL"]?.stringValue, "https://example.github.io/orange-catalog/production%20data/search/index.html?q={query}")
-        XCTAssertEqual(routes["search"]?["exampleWebURL"]?.stringValue, "https://example.github.io/orange-catalog/production%20data/search/index.html?q=cordless%20drill")
+        XCTAssertEqual(routes["search"]?["webURL"]?.stringValue, Self.base + "search/index.html?q={query}")
+        XCTAssertEqual(routes["search"]?["exampleWebURL"]?.stringValue, Self.base + "search/index.html?q=cordless%20drill")
         XCTAssertTrue(routes["brand"]?["exampleWebURL"]?.stringValue?.contains("search/index.html?q=") == true)
         XCTAssertNotNil(tree["search/index.html"])
         // `generator search` says why a seed index is missing.
