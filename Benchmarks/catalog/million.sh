@@ -45,8 +45,9 @@ for n in $SIZES; do
   SECS[$n]=$med; PEAK[$n]=$peak
   printf "%-10s %8.2f s %9d MB %10d %10d  (%s)\n" "$n" "$med" "$((peak / 1024))" "$files" "$((bytes / 1048576))" "${times[*]}"
 done
-set -- $SIZES
-if [ $# -ge 2 ]; then
-  awk -v a="${SECS[$1]}" -v b="${SECS[$2]}" -v pa="${PEAK[$1]}" -v pb="${PEAK[$2]}" -v n1="$1" -v n2="$2" \
-    'BEGIN { printf "%s vs %s: time × %.2f (bound 11), peak memory × %.2f; %s peak %.2f GB (bound 2.5)\n", n2, n1, b / a, pb / pa, n2, pb / 1048576 }'
+read -r -a sizes <<< "$SIZES"
+if [ ${#sizes[@]} -ge 2 ]; then
+  n1=${sizes[0]} n2=${sizes[1]}
+  awk -v a="${SECS[$n1]}" -v b="${SECS[$n2]}" -v pa="${PEAK[$n1]}" -v pb="${PEAK[$n2]}" -v n1="$n1" -v n2="$n2" \
+    'BEGIN { printf "%s vs %s: time × %.2f (bound 11), peak memory × %.2f; %s peak %.2f GiB (bound 2.5 GB)\n", n2, n1, b / a, pb / pa, n2, pb / 1048576 }'
 fi
