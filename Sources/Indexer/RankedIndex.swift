@@ -49,43 +49,78 @@ public struct RankedIndexBuilder: Sendable {
     /// Each file as JSON text, serialised once: its name is a hash of these bytes, and they are what gets published.
     public struct Output { public var files: [(path: String, text: [UInt8])]; public var metaPath: String }
 
+    /// Documents handed over one at a time, so a large index never holds them all: `document(i)` when its terms
+    /// are counted (released right after), `writeStored(i, text)` when its result-store shard is written (the stored
+    /// object, as `JSONWriter` writes it), `group(i)` for the store's shard boundaries.
+    public struct Source {
+        public var count: Int
+        public var document: (Int) -> RankedDocument
+        public var writeStored: (Int, JSONStream) throws -> Void
+        public var group: (Int) -> String
+        public init(count: Int, document: @escaping (Int) -> RankedDocument, writeStored: @escaping (Int, JSONStream) throws -> Void,
+                    group: @escaping (Int) -> String) {
+            self.count = count; self.document = document; self.writeStored = writeStored; self.group = group
+        }
+    }
+
     /// `folder` is the path prefix of every file (e.g. `search`); documents keep the given order (which is the
     /// store order: put documents that are often found together next to each other).
     public func build(_ docs: [RankedDocument], folder: String, threads: Int = 1) throws -> Output {
+        try build(Source(count: docs.count, document: { docs[$0] },
+                         writeStored: { i, t in if let text = docs[i].storedText { t.raw(text) } else { try t.value(docs[i].stored) } },
+                         group: { docs[$0].group }), folder: folder, threads: threads)
+    }
+
+    /// The same from documents handed over one at a time (see `Source`). Each stage releases what the next one
+    /// no longer needs as it goes (chunk lists once merged, postings once scored, scores once written), so a
+    /// million documents never hold their postings in three forms at once.
+    public func build(_ docs: Source, folder: String, threads: Int = 1) throws -> Output {
         let s = settings
         // Weighted term frequencies per document, in parallel chunks; each chunk gathers its own term → postings
         // map, merged in chunk order, so every list is in document order whatever the thread count.
         // Terms are numbered per chunk (each distinct term hashed once per chunk, each ASCII token analysed once), and
         // a document's frequencies are summed in a scratch array by term number.
-        let parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> ChunkTerms in
+        var parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> ChunkTerms in
             var chunk = ChunkTerms()
             chunk.lengths.reserveCapacity(range.count)
-            for i in range { chunk.add(docs[i], number: i) }
+            for i in range { chunk.add(docs.document(i), number: i) }
             return chunk
         }
-        // The chunks' lists joined in chunk order: every list is in document order whatever the thread count.
-        var postings: [String: [(Int, Double)]] = [:]
-        for p in parts { for (k, w) in p.words.enumerated() { postings[w, default: []] += p.lists[k] } }
         let lengths = parts.flatMap(\.lengths)
+        // The chunks' lists joined in chunk order: every list is in document order whatever the thread count.
+        // (Each chunk is released once merged; a term's first list is kept as it is, not copied.)
+        var postings: [String: [(Int, Double)]] = [:]
+        for c in parts.indices {
+            let p = parts[c]
+            parts[c] = ChunkTerms()
+            for (k, w) in p.words.enumerated() {
+                if postings[w] == nil { postings[w] = p.lists[k] } else { postings[w]! += p.lists[k] }
+            }
+        }
         let n = Double(docs.count)
         let avgdl = lengths.isEmpty ? 1 : max(lengths.reduce(0, +) / n, 1e-9)
-        // Scores per term, in parallel (each term's list on its own).
-        let termList = Array(postings)
-        var scored = Chunks.map(termList.count, threads: threads) { k -> (term: String, list: [Int]) in
-            let (t, list) = termList[k]
-            let df = Double(list.count)
-            let idf = log(1 + (n - df + 0.5) / (df + 0.5))
-            var flat: [Int] = []
-            flat.reserveCapacity(list.count * 2)
-            var last = 0
-            for (doc, tf) in list {
-                let norm = s.k1 * (1 - s.b + s.b * lengths[doc] / avgdl)
-                let score = idf * tf * (s.k1 + 1) / (tf + norm)
-                flat.append(doc - last); last = doc                 // doc ids as gaps
-                flat.append(max(1, Int((score * s.scale).rounded())))
+        // Scores per term, in parallel (each term's list on its own, released once scored).
+        var termList = Array(postings)
+        postings = [:]
+        var scored = termList.withUnsafeMutableBufferPointer { terms in
+            Chunks.map(terms.count, threads: threads) { k -> (term: String, list: [Int32]) in
+                let t = terms[k].key, list = terms[k].value
+                terms[k].value = []
+                let df = Double(list.count)
+                let idf = log(1 + (n - df + 0.5) / (df + 0.5))
+                var flat: [Int32] = []
+                flat.reserveCapacity(list.count * 2)
+                var last = 0
+                for (doc, tf) in list {
+                    let norm = s.k1 * (1 - s.b + s.b * lengths[doc] / avgdl)
+                    let score = idf * tf * (s.k1 + 1) / (tf + norm)
+                    flat.append(Int32(doc - last)); last = doc          // doc ids as gaps
+                    flat.append(Int32(max(1, Int((score * s.scale).rounded()))))
+                }
+                return (t, flat)
             }
-            return (t, flat)
         }
+        termList = []
         scored.sort { Self.byteOrder($0.term, $1.term) }
 
         let writer = JSONWriter()
@@ -101,18 +136,20 @@ public struct RankedIndexBuilder: Sendable {
                 if i > shardStart && bytes + cost > s.termShardBytes { break }
                 bytes += cost; i += 1
             }
-            let shard = scored[shardStart..<i]
             let t = JSONStream(capacity: bytes + 64)
             t.beginObject()
-            t.key("terms"); t.beginArray(); for e in shard { t.string(e.term) }; t.endArray()
+            t.key("terms"); t.beginArray(); for k in shardStart..<i { t.string(scored[k].term) }; t.endArray()
             t.key("postings"); t.beginArray()
-            for e in shard { t.beginArray(); for v in e.list { t.int(v) }; t.endArray() }
+            for k in shardStart..<i {
+                t.beginArray(); for v in scored[k].list { t.int(Int(v)) }; t.endArray()
+                scored[k].list = []   // written: released
+            }
             t.endArray()
             t.endObject()
             let text = t.bytes
             let path = "\(folder)/terms/\(Self.contentName(text)).json"
             files.append((path, text))
-            shardEntries.append(.obj(["first": .string(shard.first!.term), "last": .string(shard.last!.term), "path": .string(path)]))
+            shardEntries.append(.obj(["first": .string(scored[shardStart].term), "last": .string(scored[i - 1].term), "path": .string(path)]))
         }
         // Vocabulary by length, for one-typo candidates (a term within one edit has length L−1, L or L+1).
         var byLength: [Int: [String]] = [:]
@@ -128,18 +165,22 @@ public struct RankedIndexBuilder: Sendable {
         // one, so the results of a query within one group (one brand) need one shard.
         var store: [JSON] = []
         var start = 0
+        // Each document's group, asked once.
+        var groups: [String] = []
+        groups.reserveCapacity(docs.count)
+        for i in 0..<docs.count { groups.append(docs.group(i)) }
         while start < docs.count {
             var end = start
             while end < docs.count {
                 var groupEnd = end + 1
-                while groupEnd < docs.count && docs[groupEnd].group == docs[end].group { groupEnd += 1 }
+                while groupEnd < docs.count && groups[groupEnd] == groups[end] { groupEnd += 1 }
                 if groupEnd - start <= s.storeShardSize { end = groupEnd; continue }
                 if end == start || groupEnd - end > s.storeShardSize { end = min(start + s.storeShardSize, groupEnd) }
                 break
             }
             let t = JSONStream(capacity: (end - start) * 256)
             t.beginObject(); t.key("first"); t.int(start); t.key("documents"); t.beginArray()
-            for d in docs[start..<end] { if let text = d.storedText { t.raw(text) } else { try t.value(d.stored) } }
+            for i in start..<end { try docs.writeStored(i, t) }
             t.endArray(); t.endObject()
             let text = t.bytes
             let path = "\(folder)/store/\(Self.contentName(text)).json"
@@ -214,9 +255,9 @@ public struct RankedIndexBuilder: Sendable {
         }
     }
 
-    static func fieldWeights(_ docs: [RankedDocument]) -> [(String, Double)] {
+    static func fieldWeights(_ docs: Source) -> [(String, Double)] {
         var seen: [String] = [], w: [String: Double] = [:]
-        for d in docs.prefix(1) { for f in d.fields where w[f.name] == nil { seen.append(f.name); w[f.name] = f.weight } }
+        if docs.count > 0 { for f in docs.document(0).fields where w[f.name] == nil { seen.append(f.name); w[f.name] = f.weight } }
         return seen.map { ($0, w[$0]!) }
     }
 

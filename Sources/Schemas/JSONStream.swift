@@ -84,6 +84,9 @@ public final class JSONStream {
     }
 
     public func string(_ s: String) { separate(); JSONWriter.writeString(s, &sink) }
+    /// A string given as its UTF-8 bytes (valid UTF-8; escaped as needed): no `String` made.
+    public func string(utf8: UnsafeBufferPointer<UInt8>) { separate(); JSONWriter.writeEscaped(utf8, &sink) }
+    public func string(utf8: UnsafeBufferPointer<UInt8>?) { if let utf8 { string(utf8: utf8) } else { null() } }
     /// The string, or `null` when absent.
     public func string(_ s: String?) { if let s { string(s) } else { null() } }
     public func int(_ v: Int) { separate(); JSONWriter.writeInt(v, &sink) }

@@ -168,7 +168,7 @@ public struct JSONWriter {
     }
 
     /// Quotes and escapes UTF-8 bytes: runs without escapes are copied whole.
-    private static func writeEscaped(_ buf: UnsafeBufferPointer<UInt8>, _ out: inout ByteSink) {
+    static func writeEscaped(_ buf: UnsafeBufferPointer<UInt8>, _ out: inout ByteSink) {
         out.reserve(buf.count + 2)
         out.byte(0x22)
         var runStart = 0

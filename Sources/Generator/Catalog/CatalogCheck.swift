@@ -8,6 +8,9 @@ struct CatalogCheck {
     let productsFile: String
     var report: [ReportItem] = []
     var errors: [BuildError] = []
+    /// Ids claimed so far (their first line) and their files, across the batches of one products file.
+    private var seenIds: [String: Int] = [:]
+    private var collisions = CollisionDetector()
 
     init(settings: CatalogSettings, productsFile: String) {
         self.settings = settings; self.productsFile = productsFile
@@ -20,20 +23,33 @@ struct CatalogCheck {
     // MARK: Products
 
     /// One record checked on its own: its id (or the id's error), then the product or its first field error.
-    private struct Checked { var id: String?; var segment: String?; var idError: BuildError?; var product: Product?; var fieldError: BuildError? }
+    private struct Checked { var id: String?; var segment: String?; var idError: BuildError?; var product: Fields?; var fieldError: BuildError? }
+
+    /// A checked record's fields, until the store takes them.
+    private struct Fields {
+        var id, segment, name, description: String
+        var brand, brandKey: String?
+        var price: JSONNumber?
+        var currency: String
+        var inStock: Bool
+        var imageUrl: String?
+        var ratingAverage: Double?
+        var ratingCount: Int
+        var categoryId: String
+        var extra: [(String, String)]
+        var line: Int
+    }
 
     /// Records are checked in parallel; ids (duplicates, case-insensitive file collisions) are then claimed in record
-    /// order, so the errors and the products are the same whatever the thread count.
-    mutating func products(_ records: [RawRecord], threads: Int = 1) -> [Product] {
+    /// order, so the errors and the products are the same whatever the thread count. Called once per batch of a
+    /// file read in batches, in file order (ids are claimed across batches).
+    mutating func products(_ records: [RawRecord], threads: Int = 1, into store: ProductStore.Builder) {
         let f = settings.fields
-        var out: [Product] = []
-        out.reserveCapacity(records.count)
+        store.records.reserveCapacity(store.records.count + records.count)
         // Input names the mapping consumes (top-level names of dotted paths too), so the rest become specifications.
         let known = Set(f.values).union(f.values.map { String($0.split(separator: ".").first ?? "") })
         let paths = FieldPaths(Dictionary(uniqueKeysWithValues: f.map { ($0.key, $0.value.split(separator: ".").map(String.init)) }))
         let checked = Parallel.map(records.count, threads: threads) { check(records[$0], known: known, paths: paths) }
-        var seenIds: [String: Int] = [:]
-        var collisions = CollisionDetector()
         for (r, c) in zip(records, checked) {
             if let e = c.idError { errors.append(e); continue }
             let id = c.id!, segment = c.segment!
@@ -45,9 +61,11 @@ struct CatalogCheck {
                 errors.append(BuildError(file: productsFile, line: r.line, field: f["id"]!, "product id \(Excerpt.quote(id)) maps to the same file as \(Excerpt.quote(other)) on a case-insensitive file system")); continue
             }
             if let e = c.fieldError { errors.append(e); continue }
-            out.append(c.product!)
+            let p = c.product!
+            store.append(id: p.id, segment: p.segment, name: p.name, description: p.description, brand: p.brand, brandKey: p.brandKey,
+                         price: p.price, currency: p.currency, inStock: p.inStock, imageUrl: p.imageUrl, ratingAverage: p.ratingAverage,
+                         ratingCount: p.ratingCount, categoryId: p.categoryId, extra: p.extra, line: p.line)
         }
-        return out
     }
 
     /// Each logical field's input path, looked up once rather than by name for every field of every record.
@@ -142,12 +160,12 @@ struct CatalogCheck {
             for (k, v) in row.sorted(by: { $0.key < $1.key }) where !known.contains(k) && !v.isEmpty { extra.append((k, v)) }
         }
         let brand = str(paths.brand).flatMap { $0.isEmpty ? nil : $0 }
-        result.product = Product(id: id, segment: segment, name: name, description: str(paths.description) ?? "",
-                           brand: brand, brandKey: brand.map(CatalogCheck.brandKey),
-                           price: price, currency: str(paths.currency) ?? "USD", inStock: inStock,
-                           imageUrl: str(paths.imageUrl).flatMap { $0.isEmpty ? nil : $0 },
-                           ratingAverage: ratingAverage, ratingCount: ratingCount,
-                           categoryId: str(paths.category) ?? "", extra: extra, file: productsFile, line: r.line)
+        result.product = Fields(id: id, segment: segment, name: name, description: str(paths.description) ?? "",
+                                brand: brand, brandKey: brand.map(CatalogCheck.brandKey),
+                                price: price, currency: str(paths.currency) ?? "USD", inStock: inStock,
+                                imageUrl: str(paths.imageUrl).flatMap { $0.isEmpty ? nil : $0 },
+                                ratingAverage: ratingAverage, ratingCount: ratingCount,
+                                categoryId: str(paths.category) ?? "", extra: extra, line: r.line)
         return result
     }
 

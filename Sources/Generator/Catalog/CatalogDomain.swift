@@ -1,5 +1,6 @@
 import Foundation
 import Schemas
+import Crypto
 
 /// The product catalog: products, category tree and featured content → app config, pages,
 /// details, search indexes and the offline catalog.
@@ -52,7 +53,8 @@ public struct CatalogDomain: Domain {
         var clock = TraceClock()
         let model = try load(context)
         clock.lap("catalog load")
-        let catalog = CatalogContext(model: model, site: context.site, generatedAt: context.generatedAt, threads: context.threads)
+        let settings = try CatalogSettings.read(context.site, file: context.siteFile)
+        let catalog = CatalogContext(model: model, site: context.site, settings: settings, generatedAt: context.generatedAt, threads: context.threads)
         var result = DomainResult(report: model.report)
         // Units render concurrently (each is also parallel inside): their serial parts overlap. Shared lazy state is
         // built first, and results are collected by unit, so the output order never depends on timing.
@@ -60,16 +62,18 @@ public struct CatalogDomain: Domain {
         let timeUnits = traceMode == "units"
         let concurrent = context.threads > 1 && !timeUnits
         // The search order (a serial sort) is computed beside the list entries (parallel inside).
+        _ = catalog.categoryNodes   // (read by the search order, on another thread)
         let order = Background { [catalog] in _ = catalog.searchOrder }
-        _ = catalog.listEntries
         _ = catalog.brandSlugs
         _ = catalog.categoryTrails
+        _ = catalog.categoryTrailsByIndex
         _ = catalog.allProductsFingerprint   // (and the context's)
         try order.wait()
         // Content-named units (the ranked index) are built later, alongside validation and serialisation of the rest.
-        let units = CatalogOutputs.all.filter { timeUnits || !$0.namesFilesByContent }
-        for unit in CatalogOutputs.all where !timeUnits && unit.namesFilesByContent {
-            result.kinds += unit.kinds
+        let included = CatalogOutputs.all.filter { $0.isIncluded(in: catalog) }
+        let units = included.filter { timeUnits || !$0.namesFilesByContent }
+        for unit in included where !timeUnits && unit.namesFilesByContent {
+            result.kinds += unit.kinds(for: catalog)
             result.later.append { try unit.render(catalog) }
         }
         var rendered = [Result<[OutputFile], Error>?](repeating: nil, count: units.count)
@@ -87,9 +91,12 @@ public struct CatalogDomain: Domain {
                 }
             }
         }
+        // One list of the right size, each unit's released once copied (a million product pages are 200 MB of files).
+        result.files.reserveCapacity(rendered.reduce(0) { $0 + ((try? $1!.get())?.count ?? 0) })
         for (k, unit) in units.enumerated() {
             result.files += try rendered[k]!.get()
-            result.kinds += unit.kinds
+            rendered[k] = .success([])
+            result.kinds += unit.kinds(for: catalog)
             if trace { FileHandle.standardError.write(Data("  [trace] render \(unit.kinds.first?.name ?? "?"): \(String(format: "%.3f", seconds[k])) s\n".utf8)) }
         }
         clock.lap("render (all units)")
@@ -102,17 +109,18 @@ public struct CatalogDomain: Domain {
         let (productsURL, productsFile) = try productsFile(context, settings)
         var check = CatalogCheck(settings: settings, productsFile: productsFile)
         var clock = TraceClock()
-        let read = try ProductFileReader.read(productsURL, display: productsFile, threads: context.threads, skipBadRecords: context.skipBadRows)
-        let records = read.records
+        // Read and checked a batch at a time: the records of a batch are released once its products are made.
+        let store = ProductStore.Builder(file: productsFile)
+        let read = try ProductFileReader.forEachBatch(productsURL, display: productsFile, threads: context.threads, skipBadRecords: context.skipBadRows) {
+            check.products($0, threads: context.threads, into: store)
+        }
         // Policy: an empty products file is an error, not an empty catalog: a truncated export would otherwise
         // publish a release that removes every product.
-        if records.isEmpty {
+        if read.records == 0 {
             let why = read.skipped.isEmpty ? "has no products" : "has no readable products (\(read.skipped.count) malformed records skipped)"
             throw BuildError(file: productsFile, "\(why); an empty catalog is refused (remove the file, or catalog.products in site.json, to build without a catalog)")
         }
-        clock.lap("read")
-        var products = check.products(records, threads: context.threads)
-        clock.lap("check products")
+        clock.lap("read and check products")
 
         var nodes: [String: CategoryNode] = [:], order: [String] = []
         if let (catURL, catFile) = try optionalFile(context, settings.categoriesFile, named: settings.categoriesNamed, field: "catalog.categories") {
@@ -130,41 +138,50 @@ public struct CatalogDomain: Domain {
             // Examples are input text (brand spellings) printed in the summary: control characters escaped.
             report.append(ReportItem(domain: "catalog", key: key, count: count, policy: policy, examples: examples.prefix(5).map(Excerpt.escapingControls)))
         }
-        note("products read", records.count, "from \(productsFile)")
+        note("products read", read.records, "from \(productsFile)")
         if !read.skipped.isEmpty {
             note("malformed records skipped", read.skipped.count, "--skip-bad-rows: left out", read.skipped.map { "\($0.file):\($0.line ?? 0)" })
         }
 
-        // Anomalies are counted over every product read, before any is left out.
-        // (Counted without copying products: a filtered array would copy every matching record.)
-        var missingCategory = 0, missingBrand = 0, unknownCategory = 0
-        for i in products.indices {
-            if products[i].categoryId.isEmpty { missingCategory += 1 } else if nodes[products[i].categoryId] == nil { unknownCategory += 1 }
-            if products[i].brand == nil { missingBrand += 1 }
+        // Anomalies are counted over every product read, before any is left out (per category id, not per product).
+        let emptyCategory = store.intern("", in: .category)
+        var perCategory = [Int](repeating: 0, count: store.categoryIds.count)
+        var missingBrand = 0
+        for r in store.records {
+            perCategory[Int(r.category)] += 1
+            if r.brand < 0 { missingBrand += 1 }
         }
+        let missingCategory = perCategory[Int(emptyCategory)]
+        var unknownCategory = 0
+        for (k, id) in store.categoryIds.enumerated() where !id.isEmpty && nodes[id] == nil { unknownCategory += perCategory[k] }
 
-        // Policy: unpriced products are not sellable listings.
-        let unpriced = products.filter { $0.price == nil }
-        products.removeAll { $0.price == nil }
-        note("products without a price", unpriced.count, "left out of pages and indexes; ids listed here", unpriced.map(\.id).sorted())
+        // Policy: unpriced products are not sellable listings (their text stays in the buffer, unused: a few bytes).
+        let unpricedIds = store.records.filter { $0.price < 0 }.map(store.id).sorted()
+        store.records.removeAll { $0.price < 0 }
+        note("products without a price", unpricedIds.count, "left out of pages and indexes; ids listed here", unpricedIds)
 
         // Policy: a product without a category goes to the uncategorized bucket (a top-level category).
-        let uncategorized = products.indices.filter { products[$0].categoryId.isEmpty }
+        let uncategorized = store.records.indices.filter { store.records[$0].category == emptyCategory }
         if !uncategorized.isEmpty {
             let uid = settings.uncategorizedId
             if nodes[uid] == nil {
                 nodes[uid] = CategoryNode(id: uid, path: try SafePath.nested(uid), name: settings.uncategorizedName, parent: nil, children: [], synthetic: true)
                 order.append(uid)
             }
-            for i in uncategorized { products[i] = products[i].with(categoryId: uid) }
+            let bucket = store.intern(uid, in: .category)
+            for i in uncategorized { store.records[i].category = bucket }
         }
-        note("products without a category", missingCategory, "listed under \"\(settings.uncategorizedId)\" (\(uncategorized.count) priced)", uncategorized.prefix(5).map { products[$0].id })
+        note("products without a category", missingCategory, "listed under \"\(settings.uncategorizedId)\" (\(uncategorized.count) priced)",
+             uncategorized.prefix(5).map { store.id(store.records[$0]) })
 
-        // Policy: a category missing from the tree is created under its nearest existing ancestor.
+        // Policy: a category missing from the tree is created under its nearest existing ancestor (in the order
+        // products name them).
         var created: [String] = []
-        for i in products.indices where nodes[products[i].categoryId] == nil {
+        var settled = [Bool](repeating: false, count: store.categoryIds.count)
+        for r in store.records where !settled[Int(r.category)] {
+            settled[Int(r.category)] = true
             var chain: [String] = []
-            var cur = products[i].categoryId
+            var cur = store.categoryIds[Int(r.category)]
             while nodes[cur] == nil {
                 chain.append(cur)
                 guard let slash = cur.lastIndex(of: "/") else { break }
@@ -174,7 +191,7 @@ public struct CatalogDomain: Domain {
                 let parent = id.lastIndex(of: "/").map { String(id[..<$0]) }
                 let path: String
                 do { path = try SafePath.nested(id) } catch {
-                    throw BuildError(file: productsFile, line: products[i].line, field: settings.fields["category"], "category \(Excerpt.quote(id)) \(error)")
+                    throw BuildError(file: productsFile, line: Int(r.line), field: settings.fields["category"], "category \(Excerpt.quote(id)) \(error)")
                 }
                 let slug = String(id.split(separator: "/").last ?? Substring(id))
                 nodes[id] = CategoryNode(id: id, path: path, name: CatalogCheck.nameFromSlug(slug), parent: parent.flatMap { nodes[$0] != nil ? $0 : nil }, children: [], synthetic: true)
@@ -185,22 +202,32 @@ public struct CatalogDomain: Domain {
         note("categories missing from the tree", created.count, "created under their nearest ancestor (\(unknownCategory) products name them)", created)
 
         // Policy: brand spellings that differ only by case or accents are one brand, shown in its most common spelling.
+        var spellingCounts: [Int: [Int32: Int]] = [:]   // brand key → spelling → count (by table index)
+        for r in store.records where r.brand >= 0 && r.brandKey >= 0 { spellingCounts[Int(r.brandKey), default: [:]][r.brand, default: 0] += 1 }
         var variants: [String: [String: Int]] = [:]
-        for p in products { if let b = p.brand, let k = p.brandKey { variants[k, default: [:]][b, default: 0] += 1 } }
-        var display: [String: String] = [:]
+        for (k, counts) in spellingCounts {
+            variants[store.brandKeys[k]] = Dictionary(uniqueKeysWithValues: counts.map { (store.brands[Int($0.key)], $0.value) })
+        }
+        var display = [Int32](repeating: -1, count: store.brandKeys.count)
         var merged = 0
         for (k, v) in variants {
-            display[k] = v.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.first!.key
+            display[Int(store.intern(k, in: .brandKey))] = store.intern(v.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.first!.key, in: .brand)
             if v.count > 1 { merged += 1 }
         }
-        for i in products.indices {
-            if let k = products[i].brandKey, let shown = display[k], shown != products[i].brand { products[i] = products[i].with(brand: shown) }
+        for i in store.records.indices {
+            let k = store.records[i].brandKey
+            if k >= 0, store.records[i].brand >= 0, display[Int(k)] >= 0 { store.records[i].brand = display[Int(k)] }
         }
         note("brands with case variants", merged, "merged case-insensitively; the most common spelling is shown",
              variants.filter { $0.value.count > 1 }.keys.sorted().map { variants[$0]!.keys.sorted().joined(separator: "/") })
         note("products without a brand", missingBrand, "shown as \"\(settings.unbrandedName)\" on detail pages and in indexes; null brand on category pages")
 
-        products.sort { $0.id < $1.id }
+        // Id order (ids are distinct).
+        let byId = store.records.indices.sorted { a, b in
+            let ra = store.records[a], rb = store.records[b]
+            return Product.precedes(store.idUTF8(ra), store.idUTF8(rb), ascii: ra.ascii && rb.ascii)
+        }
+        let products = store.finish(order: byId)
 
         // Children lists and depth-first order.
         for id in order { nodes[id]!.children = [] }
@@ -211,8 +238,8 @@ public struct CatalogDomain: Domain {
 
         // Bayesian average: (m·C + n·R) / (m + n), C the mean rating of rated products, m the prior weight.
         var ratedCount = 0, ratedSum = 0.0
-        for i in products.indices where products[i].ratingCount > 0 {
-            if let r = products[i].ratingAverage { ratedCount += 1; ratedSum += r }
+        for p in products where p.ratingCount > 0 {
+            if let r = p.ratingAverage { ratedCount += 1; ratedSum += r }
         }
         let c = ratedCount == 0 ? 0 : ratedSum / Double(ratedCount)
         let m = settings.ratingPrior
@@ -222,15 +249,24 @@ public struct CatalogDomain: Domain {
         }
 
         // Distinct products per subtree, ordered by popularity then id.
-        var direct: [String: [Int]] = [:]
-        for (i, p) in products.enumerated() { direct[p.categoryId, default: []].append(i) }
+        // Each category id of the table, once: its node's slot in the depth-first order, and its ancestors' slots.
+        let slot = Dictionary(uniqueKeysWithValues: dfs.enumerated().map { ($1, $0) })
+        let chains: [[Int]] = products.categoryIds.map { id in
+            var out: [Int] = [], cur: String? = id
+            while let x = cur, let node = nodes[x] { out.append(slot[x]!); cur = node.parent }
+            return out
+        }
+        var directLists = [[Int]](repeating: [], count: dfs.count)
+        for (i, p) in products.enumerated() { if let own = chains[p.categoryIndex].first { directLists[own].append(i) } }
         // One sort of all products (products are in id order, so the index breaks ties as the id would), then each
         // product joins its category and every ancestor: each list comes out in that order, each product once.
         let byPopularity = products.indices.sorted { popularity[$0] != popularity[$1] ? popularity[$0] > popularity[$1] : $0 < $1 }
-        var subtree: [String: [Int]] = Dictionary(uniqueKeysWithValues: dfs.map { ($0, []) })
-        for i in byPopularity {
-            var cur: String? = products[i].categoryId
-            while let id = cur, let node = nodes[id] { subtree[id]!.append(i); cur = node.parent }
+        var subtreeLists = [[Int]](repeating: [], count: dfs.count)
+        for i in byPopularity { for k in chains[products[i].categoryIndex] { subtreeLists[k].append(i) } }
+        var subtree: [String: [Int]] = [:], direct: [String: [Int]] = [:]
+        for (k, id) in dfs.enumerated() {
+            subtree[id] = subtreeLists[k]
+            if !directLists[k].isEmpty { direct[id] = directLists[k] }
         }
 
         clock.lap("policies, popularity, subtrees")
@@ -241,30 +277,42 @@ public struct CatalogDomain: Domain {
                                               productIds: Set(products.map(\.id)))
         }
 
-        var model = CatalogModel(products: products, unpriced: unpriced, categories: nodes, categoryOrder: dfs,
+        var model = CatalogModel(products: products, unpricedIds: unpricedIds, categories: nodes, categoryOrder: dfs,
                                  subtreeProducts: subtree, directProducts: direct, brandVariants: variants,
                                  featured: featured, popularity: popularity, unbrandedName: settings.unbrandedName)
         model.report = report
         model.uncategorizedId = settings.uncategorizedId
-        // Every field of every product, unit-separated, a record separator after each product: one buffer (written
-        // in parallel slices, joined in order), one hash.
-        let slices = min(products.count, 256)   // (Parallel.map runs fewer than 256 items serially)
-        let parts = Parallel.map(slices, threads: context.threads) { k -> [UInt8] in
-            var bytes: [UInt8] = []
-            let range = (k * products.count / slices)..<((k + 1) * products.count / slices)
-            bytes.reserveCapacity(range.count * 400)
-            for i in range {
-                let p = products[i]
-                for (n, f) in [p.id, p.name, p.description, p.brand ?? "", p.price?.description ?? "", p.currency, p.inStock ? "1" : "0",
-                               p.imageUrl ?? "", p.ratingAverage?.description ?? "", String(p.ratingCount), p.categoryId].enumerated() {
-                    if n > 0 { bytes.append(0x1F) }
-                    bytes += f.utf8
+        // Every field of every product, unit-separated, a record separator after each product, hashed as one text:
+        // written in parallel slices, a round of slices at a time, each hashed in order and released (the whole
+        // text of a million products would be 400 MB).
+        let slices = max(1, (products.count + 1023) / 1024), round = 64
+        var hasher = SHA256()
+        for first in stride(from: 0, to: slices, by: round) {
+            var parts = [[UInt8]](repeating: [], count: min(round, slices - first))
+            parts.withUnsafeMutableBufferPointer { parts in Parallel.forEach(Array(parts.indices), threads: context.threads) { k in
+                var bytes: [UInt8] = []
+                let range = ((first + k) * products.count / slices)..<((first + k + 1) * products.count / slices)
+                bytes.reserveCapacity(range.count * 400)
+                for i in range {
+                    let p = products[i]
+                    bytes += p.idUTF8; bytes.append(0x1F)
+                    bytes += p.nameUTF8; bytes.append(0x1F)
+                    bytes += p.descriptionUTF8; bytes.append(0x1F)
+                    bytes += (p.brand ?? "").utf8; bytes.append(0x1F)
+                    bytes += (p.price?.description ?? "").utf8; bytes.append(0x1F)
+                    bytes += p.currency.utf8; bytes.append(0x1F)
+                    bytes.append(p.inStock ? 0x31 : 0x30); bytes.append(0x1F)
+                    if let image = p.imageUrlUTF8 { bytes += image }; bytes.append(0x1F)
+                    bytes += (p.ratingAverage?.description ?? "").utf8; bytes.append(0x1F)
+                    bytes += String(p.ratingCount).utf8; bytes.append(0x1F)
+                    bytes += p.categoryId.utf8
+                    bytes.append(0x1E)
                 }
-                bytes.append(0x1E)
-            }
-            return bytes
+                parts[k] = bytes
+            } }
+            for part in parts { hasher.update(data: part) }
         }
-        model.dataVersion = String(Build.sha256Hex(parts.flatMap { $0 }).prefix(12))
+        model.dataVersion = String(hasher.finalize().map { String(format: "%02x", $0) }.joined().prefix(12))
         if context.site.sourceFingerprint != nil {
             model.productFingerprints = Parallel.map(products.count, threads: context.threads) { Self.fingerprint(products[$0]) }
         }
@@ -274,8 +322,8 @@ public struct CatalogDomain: Domain {
     /// Everything a product is, after the policies (what its page, its list entries and its index entries show).
     static func fingerprint(_ p: Product) -> Fingerprint {
         var h = FingerprintHasher("product")
-        h.add(p.id); h.add(p.segment); h.add(p.name); h.add(p.description); h.add(p.brand); h.add(p.brandKey)
-        h.add(p.price?.description); h.add(p.currency); h.add(p.inStock); h.add(p.imageUrl); h.add(p.ratingAverage)
+        h.add(utf8: p.idUTF8); h.add(utf8: p.segmentUTF8); h.add(utf8: p.nameUTF8); h.add(utf8: p.descriptionUTF8); h.add(p.brand); h.add(p.brandKey)
+        h.add(p.price?.description); h.add(p.currency); h.add(p.inStock); h.add(utf8: p.imageUrlUTF8); h.add(p.ratingAverage)
         h.add(p.ratingCount); h.add(p.categoryId); h.add(p.extra.count)
         for (k, v) in p.extra { h.add(k); h.add(v) }
         return h.finish()

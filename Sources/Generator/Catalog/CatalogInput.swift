@@ -16,6 +16,10 @@ public struct CatalogSettings: Sendable {
     public var uncategorizedName: String
     /// Weight m of the Bayesian average (a product needs about m reviews to be trusted on its own).
     public var ratingPrior: Double
+    /// False leaves out the single-file seed-shaped search indexes (`search-index.json`, `search-index-compact.json`):
+    /// they list every product in one file (about 900 MB at a million products); the ranked, sharded `search/`
+    /// serves search at any size.
+    public var seedIndexes = true
 
     public static let fieldNames = ["id", "name", "description", "brand", "price", "currency", "inStock",
                                     "imageUrl", "ratingAverage", "ratingCount", "category"]
@@ -37,6 +41,7 @@ public struct CatalogSettings: Sendable {
                                 uncategorizedId: try o.string("uncategorizedId", default: "uncategorized"),
                                 uncategorizedName: try o.string("uncategorizedName", default: "Uncategorized"),
                                 ratingPrior: try o.double("ratingPrior", default: 20))
+        s.seedIndexes = try o.bool("seedIndexes", default: true)
         if var f = try o.object("fields") {
             for name in fieldNames { if let v = try f.optionalString(name) { s.fields[name] = v } }
             try f.finish()
@@ -149,38 +154,89 @@ enum ProductFileReader {
     static func readLines(_ data: Data, display: String, threads: Int, skipBadRecords: Bool = false) throws -> Result {
         var bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        let parsed = bytes.withUnsafeBufferPointer { parseLines($0, firstLine: 1, display: display, threads: threads) }
+        if !parsed.errors.isEmpty && !skipBadRecords { throw BuildErrors(parsed.errors) }
+        return Result(records: parsed.records, skipped: parsed.errors)
+    }
+
+    /// The records of a products file, handed to `batch` a block at a time in file order: JSON Lines is read in
+    /// blocks of whole lines (`blockSize` bytes of the file), each parsed in parallel and released after its batch,
+    /// so a file of a million products never sits in memory as records all together; a JSON array or a CSV file is
+    /// one batch. Returns the number of records and, with `skipBadRecords`, the malformed records left out; without
+    /// it, malformed records fail the build once the whole file is read (every one reported, as `read` does).
+    static func forEachBatch(_ url: URL, display: String, threads: Int, skipBadRecords: Bool = false, blockSize: Int = 16 << 20,
+                             _ batch: ([RawRecord]) throws -> Void) throws -> (records: Int, skipped: [BuildError]) {
+        let ext = (display as NSString).pathExtension.lowercased()
+        if ext == "csv" || ext == "json" {
+            let r = try read(url, display: display, threads: threads, skipBadRecords: skipBadRecords)
+            try batch(r.records)
+            return (r.records.count, r.skipped)
+        }
+        var count = 0, malformed: [BuildError] = []
+        var pending: [UInt8] = []   // the start of a line the block ended in
+        var line = 1, first = true
+        func parse(_ buf: UnsafeBufferPointer<UInt8>) throws {
+            let parsed = parseLines(buf, firstLine: line, display: display, threads: threads)
+            line += parsed.lines
+            malformed += parsed.errors
+            count += parsed.records.count
+            if !parsed.records.isEmpty { try batch(parsed.records) }
+        }
+        try InputFiles.forEachBlock(url, display: display, blockSize: blockSize) { raw in
+            var block = raw.bindMemory(to: UInt8.self)
+            if first, block.starts(with: [0xEF, 0xBB, 0xBF]) { block = UnsafeBufferPointer(rebasing: block[3...]) }
+            first = false
+            guard let last = block.lastIndex(of: 0x0A) else { pending += block; return }
+            var start = block.startIndex
+            if !pending.isEmpty, let nl = block.firstIndex(of: 0x0A) {
+                // The line begun in the previous block, completed by this one's first line.
+                pending += block[..<nl]
+                try pending.withUnsafeBufferPointer { try parse($0) }
+                pending.removeAll(keepingCapacity: false)
+                start = nl + 1
+            }
+            if start <= last { try parse(UnsafeBufferPointer(rebasing: block[start..<last])) }
+            pending += block[(last + 1)...]
+        }
+        if !pending.isEmpty { try pending.withUnsafeBufferPointer { try parse($0) } }
+        if !malformed.isEmpty && !skipBadRecords { throw BuildErrors(malformed) }
+        return (count, malformed)
+    }
+
+    /// The lines of `buf` (without a final newline: a buffer of n newlines holds n + 1 lines), the first one numbered
+    /// `firstLine`, parsed in parallel chunks: the records in line order, blank lines skipped, and an error for each
+    /// malformed one; `lines` is the number of lines.
+    static func parseLines(_ buf: UnsafeBufferPointer<UInt8>, firstLine: Int, display: String, threads: Int)
+        -> (records: [RawRecord], errors: [BuildError], lines: Int) {
         var starts: [Int] = [0]
-        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
+        for i in buf.indices where buf[i] == 0x0A { starts.append(i + 1) }
         let lineCount = starts.count
         var results = [RawRecord?](repeating: nil, count: lineCount)
         var errors = [BuildError?](repeating: nil, count: lineCount)
         let chunks = max(1, min(threads * 4, lineCount))
-        bytes.withUnsafeBufferPointer { buf in
-            results.withUnsafeMutableBufferPointer { res in
-                errors.withUnsafeMutableBufferPointer { errs in
-                    DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                        let lo = c * lineCount / chunks, hi = (c + 1) * lineCount / chunks
-                        for li in lo..<hi {
-                            let s = starts[li]
-                            var e = li + 1 < lineCount ? starts[li + 1] - 1 : buf.count
-                            if e > s, buf[e - 1] == 0x0D { e -= 1 }
-                            // Blank lines are allowed (editors add a trailing newline).
-                            if !(s..<e).contains(where: { buf[$0] != 0x20 && buf[$0] != 0x09 }) { continue }
-                            do {
-                                let v = try JSONReader.parse(UnsafeBufferPointer(rebasing: buf[s..<e]))
-                                res[li] = RawRecord(line: li + 1, source: .json(v))
-                            } catch let err as JSONSyntaxError {
-                                errs[li] = BuildError(file: display, line: li + 1, "malformed JSON Lines record at column \(err.column): \(err.message)")
-                            } catch {
-                                errs[li] = BuildError(file: display, line: li + 1, "\(error)")
-                            }
+        results.withUnsafeMutableBufferPointer { res in
+            errors.withUnsafeMutableBufferPointer { errs in
+                DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                    let lo = c * lineCount / chunks, hi = (c + 1) * lineCount / chunks
+                    for li in lo..<hi {
+                        let s = starts[li]
+                        var e = li + 1 < lineCount ? starts[li + 1] - 1 : buf.count
+                        if e > s, buf[e - 1] == 0x0D { e -= 1 }
+                        // Blank lines are allowed (editors add a trailing newline).
+                        if !(s..<e).contains(where: { buf[$0] != 0x20 && buf[$0] != 0x09 }) { continue }
+                        let number = firstLine + li
+                        do {
+                            let v = try JSONReader.parse(UnsafeBufferPointer(rebasing: buf[s..<e]))
+                            res[li] = RawRecord(line: number, source: .json(v))
+                        } catch let err as JSONSyntaxError {
+                            errs[li] = BuildError(file: display, line: number, "malformed JSON Lines record at column \(err.column): \(err.message)")
+                        } catch {
+                            errs[li] = BuildError(file: display, line: number, "\(error)")
                         }
                     }
                 }
             }
         }
-        let found = errors.compactMap { $0 }
-        if !found.isEmpty && !skipBadRecords { throw BuildErrors(found) }
-        return Result(records: results.compactMap { $0 }, skipped: found)
+        return (results.compactMap { $0 }, errors.compactMap { $0 }, lineCount)
     }
 }

@@ -1,52 +1,230 @@
 import Foundation
 import Schemas
 
-/// A product after Check: typed, with its source location kept for diagnostics.
-/// A class, not a struct: every page, index and list reads the same products many times over, and a reference costs
-/// one retain where a copy of a dozen strings costs a dozen. Policies set `categoryId` and `brand` while the catalog
-/// loads (one thread); after that the model is read-only, which is what makes sharing it across threads safe.
-// Every field is a `let`: a class's `var`s are checked for exclusive access at run time on each read, and every output
-// reads a dozen fields of each of 100,000 products. The two fields policies change are changed by copying (`with`).
-public final class Product: @unchecked Sendable {
-    public let id: String
-    /// `id` as a safe path segment (what links use).
-    public let segment: String
-    public let name: String
-    public let description: String
-    /// Display brand after case-folded merging; nil when the input has none.
-    public let brand: String?
-    /// The brand's case-folded key (merging DEWALT and Dewalt).
-    public let brandKey: String?
-    /// Exact price from the input's decimal text; nil means "not a sellable listing".
-    public let price: JSONNumber?
-    public let currency: String
-    public let inStock: Bool
-    public let imageUrl: String?
-    public let ratingAverage: Double?
-    public let ratingCount: Int
-    /// Category id after policy (missing → the uncategorized bucket, unknown → created node).
-    public let categoryId: String
-    /// Other input fields, as strings, shown as specifications.
-    public let extra: [(String, String)]
-    public let file: String
-    public let line: Int
+/// Every sellable product of the catalog, held compactly: the text fields of all products (id, path segment, name,
+/// description, image URL) in one buffer, one fixed-size record per product, and tables of the few distinct
+/// brands, brand keys, currencies and category ids. A million products cost about 350 MB this way, against 900 MB
+/// as an object and five strings each, and nothing here is reference-counted per product (two cores sharing one
+/// count slow each other down). Built by `Builder` while the catalog loads (one thread), read-only after that,
+/// which is what makes sharing it across threads safe. A collection of `Product` views, in id order.
+public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
+    /// Where a product's fields are. Its text is `id`, then `segment` unless it is the id, `name`, `description` unless
+    /// it is the name, and the image URL when there is one, back to back from `textStart`.
+    struct Record {
+        var textStart: Int
+        var idLength: UInt32, segmentLength: UInt32, nameLength: UInt32, descriptionLength: UInt32, imageLength: UInt32
+        /// Indices into the tables (-1: none).
+        var brand: Int32, brandKey: Int32, currency: Int32, category: Int32, extra: Int32
+        var line: Int32
+        var inStock: Bool
+        var ratingCount: Int
+        /// NaN: no rating (input ratings are checked to lie between 0 and 5).
+        var ratingAverage: Double
+        /// Index of its price in `prices` (-1: none). (Kept apart: a record of plain numbers copies as bytes.)
+        var price: Int32
+        /// True when all its text is ASCII: ids and names then sort by their bytes.
+        var ascii: Bool
 
-    public var priceValue: Double? { price?.double }
-
-    public init(id: String, segment: String, name: String, description: String, brand: String?, brandKey: String?,
-                price: JSONNumber?, currency: String, inStock: Bool, imageUrl: String?, ratingAverage: Double?, ratingCount: Int,
-                categoryId: String, extra: [(String, String)], file: String, line: Int) {
-        self.id = id; self.segment = segment; self.name = name; self.description = description; self.brand = brand
-        self.brandKey = brandKey; self.price = price; self.currency = currency; self.inStock = inStock; self.imageUrl = imageUrl
-        self.ratingAverage = ratingAverage; self.ratingCount = ratingCount; self.categoryId = categoryId; self.extra = extra
-        self.file = file; self.line = line
+        static let same = UInt32.max, none = UInt32.max
+        var segmentOffset: Int { Int(idLength) }
+        var nameOffset: Int { Int(idLength) + (segmentLength == Self.same ? 0 : Int(segmentLength)) }
+        var descriptionOffset: Int { nameOffset + Int(nameLength) }
+        var imageOffset: Int { descriptionOffset + (descriptionLength == Self.same ? 0 : Int(descriptionLength)) }
     }
 
-    /// A copy with another display brand or category (the policies of `CatalogDomain.load`).
-    func with(brand: String?? = .none, categoryId: String? = nil) -> Product {
-        Product(id: id, segment: segment, name: name, description: description, brand: brand ?? self.brand, brandKey: brandKey,
-                price: price, currency: currency, inStock: inStock, imageUrl: imageUrl, ratingAverage: ratingAverage,
-                ratingCount: ratingCount, categoryId: categoryId ?? self.categoryId, extra: extra, file: file, line: line)
+    /// The text of every product (owned: freed with the store).
+    let text: UnsafeMutableBufferPointer<UInt8>
+    let records: [Record]
+    let prices: [JSONNumber]
+    let brands: [String], brandKeys: [String], currencies: [String], categoryIds: [String]
+    let extras: [[(String, String)]]
+    /// The products file, as messages name it.
+    let file: String
+
+    fileprivate init(text: UnsafeMutableBufferPointer<UInt8>, records: [Record], prices: [JSONNumber], brands: [String], brandKeys: [String], currencies: [String],
+                     categoryIds: [String], extras: [[(String, String)]], file: String) {
+        self.text = text; self.records = records; self.prices = prices; self.brands = brands; self.brandKeys = brandKeys
+        self.currencies = currencies; self.categoryIds = categoryIds; self.extras = extras; self.file = file
+    }
+    deinit { free(text.baseAddress) }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { records.count }
+    public subscript(i: Int) -> Product { Product(store: self, index: i) }
+
+    @inline(__always) func bytes(_ start: Int, _ length: UInt32) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: text.baseAddress.map { $0 + start }, count: Int(length))
+    }
+
+    /// A store of no products (a model made in code).
+    public static let empty = Builder(file: "").finish(order: [])
+
+    /// Collects products while the catalog loads: text appended to one growing buffer (handed to the store, never
+    /// copied), strings of the tables interned, records changed in place by the policies; `finish` makes the
+    /// read-only store. A class: it owns its buffer.
+    final class Builder {
+        private var base: UnsafeMutablePointer<UInt8>? = nil
+        private(set) var count = 0
+        private var capacity = 0
+        var records: [Record] = []
+        private(set) var prices: [JSONNumber] = []
+        private(set) var brands: [String] = [], brandKeys: [String] = [], currencies: [String] = [], categoryIds: [String] = []
+        private(set) var extras: [[(String, String)]] = []
+        private var tables: [[String: Int32]] = [[:], [:], [:], [:]]
+        let file: String
+
+        init(file: String) { self.file = file }
+        deinit { free(base) }
+
+        enum Table: Int { case brand, brandKey, currency, category }
+
+        /// The index of `value` in a table, added when new.
+        func intern(_ value: String, in table: Table) -> Int32 {
+            if let n = tables[table.rawValue][value] { return n }
+            let n: Int32
+            switch table {
+            case .brand: n = Int32(brands.count); brands.append(value)
+            case .brandKey: n = Int32(brandKeys.count); brandKeys.append(value)
+            case .currency: n = Int32(currencies.count); currencies.append(value)
+            case .category: n = Int32(categoryIds.count); categoryIds.append(value)
+            }
+            tables[table.rawValue][value] = n
+            return n
+        }
+
+        private var ascii = true
+
+        private func put(_ s: String) -> UInt32 {
+            var s = s
+            return s.withUTF8 { u in
+                if ascii && !u.allSatisfy({ $0 < 0x80 }) { ascii = false }
+                if count + u.count > capacity {
+                    capacity = Swift.max(count + u.count, capacity * 2, 1 << 16)
+                    base = realloc(base, capacity)!.assumingMemoryBound(to: UInt8.self)
+                }
+                if !u.isEmpty { (base! + count).update(from: u.baseAddress!, count: u.count) }
+                count += u.count
+                return UInt32(u.count)
+            }
+        }
+
+        func append(id: String, segment: String, name: String, description: String, brand: String?, brandKey: String?,
+                    price: JSONNumber?, currency: String, inStock: Bool, imageUrl: String?, ratingAverage: Double?,
+                    ratingCount: Int, categoryId: String, extra: [(String, String)], line: Int) {
+            let start = count
+            ascii = true
+            let idLength = put(id)
+            let segmentLength = segment == id ? Record.same : put(segment)
+            let nameLength = put(name)
+            let descriptionLength = description == name ? Record.same : put(description)
+            let imageLength = imageUrl.map(put) ?? Record.none
+            var extraIndex: Int32 = -1
+            if !extra.isEmpty { extraIndex = Int32(extras.count); extras.append(extra) }
+            var priceIndex: Int32 = -1
+            if let price { priceIndex = Int32(prices.count); prices.append(price) }
+            records.append(Record(textStart: start, idLength: idLength, segmentLength: segmentLength, nameLength: nameLength,
+                                  descriptionLength: descriptionLength, imageLength: imageLength,
+                                  brand: brand.map { intern($0, in: .brand) } ?? -1, brandKey: brandKey.map { intern($0, in: .brandKey) } ?? -1,
+                                  currency: intern(currency, in: .currency), category: intern(categoryId, in: .category),
+                                  extra: extraIndex, line: Int32(clamping: line), inStock: inStock, ratingCount: ratingCount,
+                                  ratingAverage: ratingAverage ?? .nan, price: priceIndex, ascii: ascii))
+        }
+
+        /// A record's id as bytes and as text (while loading).
+        func idUTF8(_ r: Record) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base! + r.textStart, count: Int(r.idLength)) }
+        func id(_ r: Record) -> String { String(decoding: idUTF8(r), as: UTF8.self) }
+
+        /// The read-only store of the records at `order`, in that order; the text buffer is handed over (trimmed to
+        /// its size), and the builder is empty after.
+        func finish(order: [Int]) -> ProductStore {
+            let out = order.map { records[$0] }
+            records = []
+            let size = Swift.max(count, 1)
+            let text = UnsafeMutableBufferPointer(start: realloc(base, size)!.assumingMemoryBound(to: UInt8.self), count: count)
+            base = nil; count = 0; capacity = 0
+            return ProductStore(text: text, records: out, prices: prices, brands: brands, brandKeys: brandKeys, currencies: currencies,
+                                categoryIds: categoryIds, extras: extras, file: file)
+        }
+    }
+}
+
+/// A sellable product: a view of its record in the catalog's `ProductStore` (valid while the store is, which the
+/// model keeps). Text fields come as strings (made on each call) or, for the hot paths, as the UTF-8 bytes in the
+/// store (`…UTF8`, no copy).
+public struct Product {
+    unowned(unsafe) let store: ProductStore
+    public let index: Int
+
+    @inline(__always) var record: ProductStore.Record { store.records[index] }
+
+    public var idUTF8: UnsafeBufferPointer<UInt8> { let r = record; return store.bytes(r.textStart, r.idLength) }
+    /// `id` as a safe path segment (what links use).
+    public var segmentUTF8: UnsafeBufferPointer<UInt8> {
+        let r = record
+        return r.segmentLength == ProductStore.Record.same ? store.bytes(r.textStart, r.idLength) : store.bytes(r.textStart + r.segmentOffset, r.segmentLength)
+    }
+    public var nameUTF8: UnsafeBufferPointer<UInt8> { let r = record; return store.bytes(r.textStart + r.nameOffset, r.nameLength) }
+    public var descriptionUTF8: UnsafeBufferPointer<UInt8> {
+        let r = record
+        return r.descriptionLength == ProductStore.Record.same ? store.bytes(r.textStart + r.nameOffset, r.nameLength)
+            : store.bytes(r.textStart + r.descriptionOffset, r.descriptionLength)
+    }
+    /// True when the description is the name (its storage is shared).
+    public var descriptionIsName: Bool { record.descriptionLength == ProductStore.Record.same }
+    public var imageUrlUTF8: UnsafeBufferPointer<UInt8>? {
+        let r = record
+        return r.imageLength == ProductStore.Record.none ? nil : store.bytes(r.textStart + r.imageOffset, r.imageLength)
+    }
+
+    public var id: String { String(decoding: idUTF8, as: UTF8.self) }
+    public var segment: String { String(decoding: segmentUTF8, as: UTF8.self) }
+    public var name: String { String(decoding: nameUTF8, as: UTF8.self) }
+    public var description: String { String(decoding: descriptionUTF8, as: UTF8.self) }
+    public var imageUrl: String? { imageUrlUTF8.map { String(decoding: $0, as: UTF8.self) } }
+    /// Display brand after case-folded merging; nil when the input has none.
+    public var brand: String? { let b = record.brand; return b < 0 ? nil : store.brands[Int(b)] }
+    /// Index of the display brand in the store's table (-1: none).
+    public var brandIndex: Int { Int(record.brand) }
+    /// The brand's case-folded key (merging DEWALT and Dewalt).
+    public var brandKey: String? { let k = record.brandKey; return k < 0 ? nil : store.brandKeys[Int(k)] }
+    public var brandKeyIndex: Int { Int(record.brandKey) }
+    /// Exact price from the input's decimal text; every sellable product has one.
+    public var price: JSONNumber? { let k = record.price; return k < 0 ? nil : store.prices[Int(k)] }
+    /// True when all its text is ASCII.
+    public var isASCII: Bool { record.ascii }
+    public var priceValue: Double? { price?.double }
+    public var currency: String { store.currencies[Int(record.currency)] }
+    public var inStock: Bool { record.inStock }
+    public var ratingAverage: Double? { let a = record.ratingAverage; return a.isNaN ? nil : a }
+    public var ratingCount: Int { record.ratingCount }
+    /// Category id after policy (missing → the uncategorized bucket, unknown → created node).
+    public var categoryId: String { store.categoryIds[Int(record.category)] }
+    /// Index of the category id in the store's table.
+    public var categoryIndex: Int { Int(record.category) }
+    /// Other input fields, as strings, shown as specifications.
+    public var extra: [(String, String)] { let e = record.extra; return e < 0 ? [] : store.extras[Int(e)] }
+    public var file: String { store.file }
+    public var line: Int { Int(record.line) }
+
+    /// Whether `a` sorts before `b` as Swift strings do: by bytes when both are ASCII (`ascii`, or found so: the same
+    /// order), else as strings.
+    static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, ascii: Bool = false) -> Bool {
+        if ascii || (a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 })) { return bytesPrecede(a, b) }
+        return String(decoding: a, as: UTF8.self) < String(decoding: b, as: UTF8.self)
+    }
+
+    /// Whether `a` and `b` are equal as Swift strings (canonically equivalent): bytes when both are ASCII.
+    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, ascii: Bool = false) -> Bool {
+        if a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) { return true }
+        if ascii || (a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 })) { return false }
+        return String(decoding: a, as: UTF8.self) == String(decoding: b, as: UTF8.self)
+    }
+
+    /// Byte order (memcmp, then length).
+    @inline(__always) static func bytesPrecede(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = Swift.min(a.count, b.count)
+        if n > 0 { let c = memcmp(a.baseAddress!, b.baseAddress!, n); if c != 0 { return c < 0 } }
+        return a.count < b.count
     }
 }
 
@@ -64,8 +242,8 @@ public struct CategoryNode: Sendable {
 
 /// The checked catalog: what every catalog output renders from.
 public struct CatalogModel: Sendable {
-    public var products: [Product]            // sellable products, sorted by id
-    public var unpriced: [Product]            // left out of pages and indexes
+    public var products: ProductStore         // sellable products, sorted by id
+    public var unpricedIds: [String]          // left out of pages and indexes
     public var categories: [String: CategoryNode]
     public var categoryOrder: [String]        // depth-first, tree order
     /// Distinct sellable products of each category's subtree, ordered for display.

@@ -97,23 +97,6 @@ public enum InputFiles {
         return (fd, Int(st.st_size))
     }
 
-    /// Feeds the file to `consume` in blocks of 1 MB (hashing an input needs no copy of it all), opened as `read` opens it.
-    static func stream(_ url: URL, display: String, _ consume: (UnsafeRawBufferPointer) -> Void) throws {
-        let (fd, _) = try openRegular(url, display: display)
-        defer { close(fd) }
-        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { block.deallocate() }
-        while true {
-            let n = Glibc.read(fd, block.baseAddress!, block.count)
-            if n == 0 { return }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw BuildError(file: display, reason(errno))
-            }
-            consume(UnsafeRawBufferPointer(rebasing: block[..<n]))
-        }
-    }
-
     /// The bytes of a resolved input file (see `openRegular`). Refuses a UTF-16 or UTF-32 text (named, rather than
     /// misread as stray quotes).
     public static func read(_ url: URL, display: String, text: Bool = true) throws -> Data {
@@ -137,6 +120,36 @@ public enum InputFiles {
             throw BuildError(file: display, "the file is \(encoding); save it as UTF-8")
         }
         return data
+    }
+
+    /// A resolved input file read in blocks of `blockSize` bytes (the last one shorter), each handed to `body` and
+    /// then overwritten: a file of any size costs one block of memory. The same refusals as `read`.
+    public static func forEachBlock(_ url: URL, display: String, text: Bool = true, blockSize: Int = 32 << 20,
+                                    _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let (fd, _) = try openRegular(url, display: display)
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(blockSize, 64), alignment: 16)
+        defer { buffer.deallocate() }
+        var first = true
+        while true {
+            var filled = 0
+            while filled < buffer.count {
+                let n = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw BuildError(file: display, reason(errno))
+                }
+                if n == 0 { break }
+                filled += n
+            }
+            let block = UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
+            if first, text, let encoding = wideEncoding(Data(block.prefix(64))) {
+                throw BuildError(file: display, "the file is \(encoding); save it as UTF-8")
+            }
+            first = false
+            if filled > 0 { try body(block) }
+            if filled < buffer.count { return }
+        }
     }
 
     /// Names in a resolved folder, sorted; empty when the folder does not exist.

@@ -4,9 +4,12 @@ import Crypto
 import TreeClient
 import Indexer
 
-/// glibc's malloc_trim(3): returns freed heap memory to the system.
-@_silgen_name("malloc_trim")
-private func c_malloc_trim(_ pad: Int) -> Int32
+#if canImport(Glibc)
+/// glibc's `malloc_trim` (not in Swift's Glibc module): returns freed heap memory to the system.
+@_silgen_name("malloc_trim") private func c_malloc_trim(_ pad: Int) -> Int32
+#else
+private func c_malloc_trim(_ pad: Int) -> Int32 { 0 }
+#endif
 
 /// Options of one build (the CLI's flags).
 public struct BuildOptions: Sendable {
@@ -104,6 +107,9 @@ public enum Build {
         let trace = ProcessInfo.processInfo.environment["GENERATOR_TRACE"] != nil
         var cpuBefore = 0.0
         func stage(_ name: String) {
+            // Memory freed by the stage goes back to the system (glibc keeps it otherwise: after the catalog's
+            // records or the staged pages, hundreds of MB the next stage would not reuse in the same shapes).
+            _ = c_malloc_trim(0)
             let now = Date()
             let wall = now.timeIntervalSince(clock)
             summary.stageSeconds.append((name, wall))
@@ -113,8 +119,8 @@ public enum Build {
                 var usage = rusage()
                 getrusage(RUSAGE_SELF.rawValue, &usage)
                 let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-                FileHandle.standardError.write(Data(String(format: "  [trace] after %@: %.2f s wall, %.2f s CPU, peak memory %d MB\n",
-                                                           name, wall, cpu - cpuBefore, usage.ru_maxrss / 1024).utf8))
+                FileHandle.standardError.write(Data(String(format: "  [trace] after %@: %.2f s wall, %.2f s CPU, peak memory %d MB, now %d MB\n",
+                                                           name, wall, cpu - cpuBefore, usage.ru_maxrss / 1024, TraceClock.residentMB()).utf8))
                 cpuBefore = cpu
             }
         }
@@ -188,7 +194,7 @@ public enum Build {
             let result = try domain.build(context)
             ticker?.end()
             stage(domain.name)
-            files += result.files
+            if files.isEmpty { files = result.files } else { files += result.files }   // (the first list taken, not copied)
             later += result.later
             for k in result.kinds { kinds[k.name] = k }
             summary.report += result.report
@@ -203,6 +209,8 @@ public enum Build {
         let previous = try previousRelease()
         for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest, OpenAPIDocument.kind] { kinds[k.name] = k }
         // Schemas of every kind used, then the files GitHub Pages needs: .nojekyll (serve the tree as is) and 404.html.
+        // (Room made for them at once: appending would double the capacity of a list of a million files.)
+        files.reserveCapacity(files.count + kinds.count + 3)
         for k in kinds.values.sorted(by: { $0.name < $1.name }) {
             files.append(OutputFile(path: k.schemaPath, json: SchemaPublisher.document(for: k, baseURL: site.baseURL), kind: SchemaPublisher.metaKind))
         }
@@ -212,10 +220,10 @@ public enum Build {
         files.append(OutputFile(path: ".nojekyll", bytes: [], asset: NotFoundPage.noJekyll))
         files.append(OutputFile(path: NotFoundPage.path, bytes: NotFoundPage.render(site: site), asset: NotFoundPage.asset))
         // Content-named files are built on a thread of their own while the others are checked and written.
-        // (The work is handed over, not kept here: once done, what it rendered from — a catalog — can be freed.)
+        // (The work is handed over, not kept: it holds the domains' models, released once it is done.)
         let lateFiles = Background { [later] in try later.flatMap { try $0() } }
         later = []
-        defer { _ = try? lateFiles.wait() }   // never leave it running past a failure
+        defer { lateFiles.join() }   // never leave it running past a failure
 
         // Every file against its kind's schema, then to bytes and into a staging folder beside the output, in one
         // parallel pass: each file's JSON is checked, serialised and written while it is hot in cache, then released.
@@ -249,7 +257,7 @@ public enum Build {
         }
         var rendered = try serialise(&files, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
         // Then the late files (content-named, built meanwhile).
-        var second = try lateFiles.wait()
+        var second = try lateFiles.take()   // (taken, so each file's text goes once it is staged)
         try requireDistinctPaths(files, second)
         ticker?.grow(second.count)
         rendered += try serialise(&second, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
@@ -269,10 +277,8 @@ public enum Build {
         ticker?.end()
         files += last
         stage("validate, serialise and stage")
-        // What the domains rendered from (a 100,000-product catalog) is freed by now: give that memory back to the
-        // system before the release stage maps the changed files (freed small blocks otherwise stay with the process).
-        _ = c_malloc_trim(0)
-        summary.warnings += try PagesRules.check(rendered.map { ($0.path, $0.size) })
+        summary.warnings += try PagesRules.check(zip(files, rendered).map { .init(path: $1.path, size: $1.size, sizeSetting: $0.kind?.sizeSetting) },
+                                                 target: site.target)
 
         // Manifest: compare with the previous release; identical content creates no version and writes nothing.
         let digest = contentDigest(contentEntries(files, rendered))
@@ -299,6 +305,8 @@ public enum Build {
                                                  contentDigest: digest, inputDigest: try fingerprint.wait(), current: tree, previous: previous,
                                                  settings: release, site: site, threads: options.threads, bytes: { staged.mapped($0) })
         var releaseClock = TraceClock()
+        // The file index and deltas against the target's file limit too (the whole tree's size was checked above).
+        _ = try PagesRules.check(releaseFiles.map { .init(path: $0.path, size: $0.bytes.count) }, target: site.target, siteLimit: false)
         try check(releaseFiles, checkers: checkers)
         releaseClock.lap("release: files checked")
         for f in releaseFiles {
@@ -323,6 +331,7 @@ public enum Build {
         summary.written = stats.written; summary.linked = stats.linked; summary.removed = stats.removed
         summary.inPlace = stats.inPlace
         if options.useCache, let index = releaseFiles.first(where: { $0.path == "releases/\(version)/files.json" }) {
+            var cacheClock = TraceClock()
             saveCache(files, rendered, previous: cache, release: index.sha256, to: cacheFile, summary: &summary)
             stage("cache")
         }
@@ -535,5 +544,5 @@ extension SiteConfig {
     /// Only for messages before site.json is read.
     static let placeholder = SiteConfig(siteName: "", baseURL: "https://example.invalid/", appVersion: "0", minimumAppVersion: "0",
                                         urlScheme: "app", webBaseURL: "", features: [], cachingStrategy: "", ttl: [], imageSizes: [],
-                                        defaultImageSize: "small", offlineBudgetBytes: 0, offlineProductsPerCategory: 0, pageSize: 0, sections: [:])
+                                        defaultImageSize: "small", offlineBudgetBytes: 0, offlineProductsPerCategory: 0, pageSize: 0, target: .githubPages, sections: [:])
 }

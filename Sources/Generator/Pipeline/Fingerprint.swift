@@ -46,6 +46,17 @@ struct FingerprintHasher {
         }
     }
 
+    /// Text given as its UTF-8 bytes: the same as adding it as a string.
+    mutating func add(utf8 u: UnsafeBufferPointer<UInt8>) {
+        add(u.count)
+        hash.update(bufferPointer: UnsafeRawBufferPointer(u))
+    }
+
+    /// The same for optional text (as adding an optional string).
+    mutating func add(utf8 u: UnsafeBufferPointer<UInt8>?) {
+        if let u { add(1); add(utf8: u) } else { add(0) }
+    }
+
     mutating func add(_ text: String?) {
         if let text { add(1); add(text) } else { add(0) }
     }

@@ -43,7 +43,10 @@ enum InputFingerprint {
             let path = root.path + "/" + p
             h.update(data: Array("\u{0}\(p)\u{0}".utf8))
             switch kind {
-            case 0: try InputFiles.stream(URL(fileURLWithPath: path), display: input.lastPathComponent + "/" + p) { h.update(bufferPointer: $0) }
+            // In blocks: a 500 MB products file is hashed with 4 MB of memory (the same digest as hashing it whole).
+            case 0: try InputFiles.forEachBlock(URL(fileURLWithPath: path), display: input.lastPathComponent + "/" + p, text: false, blockSize: 4 << 20) {
+                h.update(bufferPointer: $0)
+            }
             case 1:
                 var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 let n = readlink(path, &buf, buf.count - 1)

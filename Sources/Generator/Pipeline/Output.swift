@@ -22,13 +22,18 @@ public final class OutputKind: Sendable {
     /// The type's name in `types/index.d.ts` when it is declared (a collection's `types`); otherwise the design
     /// documents' model name or the openapi.json component name (see `TypeScriptTypes`).
     public let typeName: String?
+    /// The setting that makes its files smaller or leaves them out, named when one is over the target's file limit.
+    public let sizeSetting: SizeSetting?
 
-    public init(name: String, pathTemplate: String, summary: String, schema: JSON, fragments: [String: JSON] = [:], typeName: String? = nil) {
+    public init(name: String, pathTemplate: String, summary: String, schema: JSON, fragments: [String: JSON] = [:], typeName: String? = nil,
+                sizeSetting: SizeSetting? = nil) {
         self.name = name; self.pathTemplate = pathTemplate; self.summary = summary; self.schema = schema; self.fragments = fragments
-        self.typeName = typeName
+        self.typeName = typeName; self.sizeSetting = sizeSetting
+        self.schemaPath = "schemas/\(name).schema.json"
     }
 
-    public var schemaPath: String { "schemas/\(name).schema.json" }
+    /// Where its schema is published (one string for every file of the kind: a million files name it).
+    public let schemaPath: String
 }
 
 /// What a file written from fragments asks to have checked (see `OutputFile.Content.fragmented`): these bytes against

@@ -62,4 +62,19 @@ final class Background<T>: @unchecked Sendable {
         done.signal()
         return try result!.get()
     }
+
+    /// Blocks until the work is done, whatever its result (which stays for `wait` or `take`).
+    func join() {
+        done.wait()
+        done.signal()
+    }
+
+    /// The result, handed over: kept here no longer (a large result is released as soon as its taker is done with
+    /// it). Call once, and no `wait` after it (`join` is fine).
+    func take() throws -> T {
+        done.wait()
+        done.signal()
+        defer { result = nil }
+        return try result!.get()
+    }
 }

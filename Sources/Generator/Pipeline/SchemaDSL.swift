@@ -46,6 +46,11 @@ public enum S {
 
     /// A closed object: listed properties, required unless marked with `S.optional`.
     public static func object(_ props: KeyValuePairs<String, JSON>, additional: Bool = false) -> JSON {
+        object(props.map { ($0.key, $0.value) }, additional: additional)
+    }
+
+    /// The same from a list built in code (properties that depend on a setting).
+    public static func object(_ props: [(String, JSON)], additional: Bool = false) -> JSON {
         var properties = JSONObject()
         var required: [JSON] = []
         for (k, v) in props {

@@ -22,6 +22,8 @@ public struct SiteConfig: Sendable {
     public var offlineProductsPerCategory: Int
     /// Products per category page; 0 means one file per category (what the document's app reads).
     public var pageSize: Int
+    /// Where the tree is published, and so which size limits the build enforces (see `HostLimits`).
+    public var target: HostTarget = .githubPages
     /// Raw domain sections, read strictly by each domain.
     public var sections: [String: JSON]
     /// The bytes of site.json, as a fingerprint (nil for a configuration not read from a file): every output that
@@ -109,6 +111,7 @@ public struct SiteConfig: Sendable {
             try off.finish()
         }
         let pageSize = try o.int("pageSize", default: 0, min: 0)
+        let target = try HostTarget.read(&o, file: file)
 
         var sections: [String: JSON] = [:]
         for name in domainSections { if let v = o.raw(name) { sections[name] = v } }
@@ -119,11 +122,49 @@ public struct SiteConfig: Sendable {
                           urlScheme: urlScheme, webBaseURL: webBaseURL, features: features, cachingStrategy: cachingStrategy,
                           ttl: ttl, imageSizes: imageSizes, defaultImageSize: defaultImageSize,
                           offlineBudgetBytes: offlineBudget, offlineProductsPerCategory: offlinePerCategory,
-                          pageSize: pageSize, sections: sections)
+                          pageSize: pageSize, target: target, sections: sections)
     }
 
     /// A domain section as a strict reader (an empty object when absent).
     public func section(_ name: String, file: String) throws -> StrictObject {
         try StrictObject(sections[name] ?? .object(JSONObject()), file: file, path: name)
+    }
+}
+
+/// Where the tree is published (`target` in site.json): GitHub Pages with its fixed limits, or object storage (S3 and
+/// the like, see `generator publish`) with no site limit and a per-file limit of the site's choosing.
+public enum HostTarget: Sendable, Equatable {
+    case githubPages
+    case objectStorage(maxFileBytes: Int)
+
+    /// Object storage's default file limit: the largest file Cloudflare's CDN caches (512 MB); a PUT takes 5 GB, but
+    /// `publish` holds each file in memory while it uploads and apps download whole files.
+    public static let defaultObjectFileMB = 512
+    /// One PUT takes at most 5 GB (what `generator publish` sends per file).
+    public static let largestObjectFileMB = 5 * 1024
+
+    public var name: String {
+        switch self {
+        case .githubPages: return "github-pages"
+        case .objectStorage: return "object-storage"
+        }
+    }
+
+    /// `target` and `maxFileMB` of site.json.
+    static func read(_ o: inout StrictObject, file: String) throws -> HostTarget {
+        let name = try o.string("target", default: "github-pages")
+        let hasMax = o.has("maxFileMB")
+        switch name {
+        case "github-pages":
+            if hasMax {
+                throw BuildError(file: file, field: "maxFileMB", "applies to target object-storage only (GitHub Pages' file limit is 100 MB, set by GitHub)")
+            }
+            return .githubPages
+        case "object-storage":
+            let mb = try o.int("maxFileMB", default: defaultObjectFileMB, min: 1, max: largestObjectFileMB)
+            return .objectStorage(maxFileBytes: mb * 1_048_576)
+        default:
+            throw BuildError(file: file, field: "target", "must be \"github-pages\" or \"object-storage\", found \(Excerpt.quote(name))")
+        }
     }
 }

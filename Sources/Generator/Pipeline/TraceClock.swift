@@ -12,8 +12,16 @@ struct TraceClock {
     /// Prints the time since the last lap (or since the clock was made) under `step`, and restarts the clock.
     mutating func lap(_ step: String) {
         if Self.isOn {
-            FileHandle.standardError.write(Data("  [trace] \(step): \(String(format: "%.3f", Date().timeIntervalSince(start))) s\n".utf8))
+            FileHandle.standardError.write(Data("  [trace] \(step): \(String(format: "%.3f", Date().timeIntervalSince(start))) s, memory now \(Self.residentMB()) MB\n".utf8))
         }
         start = Date()
+    }
+
+    /// Memory in use now (resident set, from /proc/self/statm), in MB; 0 where there is no /proc.
+    static func residentMB() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .ascii) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
     }
 }

@@ -24,7 +24,9 @@ public enum TreeSearch {
         func load(_ path: String) throws -> [UInt8] {
             let bytes: [UInt8]
             do { bytes = try tree.read(path) } catch let p as TreeProblem where p.kind == .missing && p.path == path {
-                throw BuildError(file: dist.path, "\(p.description): is \(dist.path) a built tree with the \(index.rawValue) index?")
+                // A large catalog leaves out the seed indexes (catalog.seedIndexes false): say so, and what to use.
+                let seed = index != .ranked ? " (a tree built with catalog.seedIndexes false has none: use --index ranked)" : ""
+                throw BuildError(file: dist.path, "\(p.description): is \(dist.path) a built tree with the \(index.rawValue) index?\(seed)")
             } catch { throw BuildError(file: dist.path, "\(error)") }
             files.append((path, bytes.count, Gzip.compressedSize(bytes)))
             return bytes

@@ -67,7 +67,7 @@ final class PagesRulesTests: XCTestCase {
 
     func testFileOver100MBIsRefused() throws {
         let m = try refusal([("big.bin", .bytes([UInt8](repeating: 0x20, count: PagesRules.maxFileBytes + 1)))])
-        XCTAssertTrue(m.contains("big.bin") && m.contains("over 100 MB"), m)
+        XCTAssertTrue(m.contains("big.bin is 100.0 MB, over GitHub Pages' 100 MB file limit: make it smaller or set target to object-storage"), m)
     }
 
     func testFileOver50MBIsWarned() throws {
@@ -81,7 +81,7 @@ final class PagesRulesTests: XCTestCase {
     func testTreeOver1GBIsRefused() throws {
         let files = (0..<11).map { (path: "part-\($0).bin", size: 99 * 1_048_576) }
         XCTAssertThrowsError(try PagesRules.check(files)) { e in
-            XCTAssertTrue("\(e)".contains("limited to 1 GB"), "\(e)")
+            XCTAssertTrue("\(e)".contains("over GitHub Pages' 1 GB site limit: set target to object-storage"), "\(e)")
         }
         XCTAssertNoThrow(try PagesRules.check(Array(files.prefix(10))))
     }

@@ -2,7 +2,20 @@ import Schemas
 
 /// `app-config.json`: what the app loads first (the document's AppConfig model).
 struct AppConfigOutput: CatalogOutput {
-    static let kind = OutputKind(
+    /// The kind of a tree with the seed search indexes, and of a tree without a catalog (whose endpoint templates the
+    /// app model requires).
+    static let kind = kind(seedIndexes: true)
+    /// With `catalog.seedIndexes` false: no `searchIndex` or `searchIndexCompact` endpoint, as the tree has neither
+    /// file (`searchRanked` names the search).
+    static let kindWithoutSeedIndexes = kind(seedIndexes: false)
+
+    static func endpointNames(seedIndexes: Bool) -> [String] {
+        ["appConfig", "summary"] + (seedIndexes ? ["searchIndex", "searchIndexCompact"] : [])
+            + ["searchRanked", "categories", "categoryDetails", "productDetails", "productImage", "featuredContent",
+               "offlineCatalog", "updateManifest", "deeplinkMap"]
+    }
+
+    static func kind(seedIndexes: Bool) -> OutputKind { OutputKind(
         name: "app-config", pathTemplate: "app-config.json",
         summary: "App configuration: versions, base URL, endpoint templates, features, cache TTLs, image sizes.",
         schema: S.object([
@@ -11,12 +24,7 @@ struct AppConfigOutput: CatalogOutput {
             "dataVersion": S.nonEmptyString,
             "lastUpdated": S.dateTime,
             "baseURL": S.string(pattern: #"^https?://[^\s]+/$"#),
-            "endpoints": S.object([
-                "appConfig": S.url, "summary": S.url, "searchIndex": S.url, "searchIndexCompact": S.url,
-                "searchRanked": S.url, "categories": S.url, "categoryDetails": S.url, "productDetails": S.url,
-                "productImage": S.url, "featuredContent": S.url, "offlineCatalog": S.url, "updateManifest": S.url,
-                "deeplinkMap": S.url,
-            ]),
+            "endpoints": S.object(endpointNames(seedIndexes: seedIndexes).map { ($0, S.url) }),
             "features": S.object(["search": S.boolean, "favorites": S.boolean, "offlineMode": S.boolean,
                                   "categories": S.boolean, "productDetails": S.boolean]),
             "caching": S.object([
@@ -29,29 +37,32 @@ struct AppConfigOutput: CatalogOutput {
                 "sizes": S.object(["thumbnail": S.string, "small": S.string, "medium": S.string, "large": S.string]),
                 "defaultSize": S.enumeration(["thumbnail", "small", "medium", "large"]),
             ]),
-        ]))
+        ])) }
     var kinds: [OutputKind] { [Self.kind] }
+    func kinds(for c: CatalogContext) -> [OutputKind] { [c.settings.seedIndexes ? Self.kind : Self.kindWithoutSeedIndexes] }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
-        [try Self.file(site: c.site, dataVersion: c.model.dataVersion, generatedAt: c.generatedAt, hasCatalog: true)]
+        [try Self.file(site: c.site, dataVersion: c.model.dataVersion, generatedAt: c.generatedAt, hasCatalog: true,
+                       seedIndexes: c.settings.seedIndexes)]
     }
 
     /// The app's entry point, in every tree whatever domains it holds (the app cannot start without it). A tree
     /// without a catalog keeps the endpoint templates (the app model requires them) but turns off the catalog's
     /// features, so the app does not ask for files the tree does not have.
-    static func file(site s: SiteConfig, dataVersion: String, generatedAt: String, hasCatalog: Bool) throws -> OutputFile {
-        func url(_ path: String) -> JSON { .string(s.baseURL + path) }
+    /// `seedIndexes`: false when the catalog leaves out the seed search indexes (their endpoints are left out too).
+    static func file(site s: SiteConfig, dataVersion: String, generatedAt: String, hasCatalog: Bool, seedIndexes: Bool = true) throws -> OutputFile {
         // Endpoint templates resolve against baseURL; {placeholders} are filled by the app.
-        let endpoints: JSON = .obj([
-            "appConfig": url("app-config.json"), "summary": url("SUMMARY.json"),
-            "searchIndex": url("search-index.json"), "searchIndexCompact": url("search-index-compact.json"),
-            "searchRanked": url("search/meta.json"),
-            "categories": url("categories/index.json"), "categoryDetails": url("categories/{categoryId}.json"),
-            "productDetails": url("products/{productId}/details.json"),
-            "productImage": url("products/{productId}/image_{size}.jpg"),
-            "featuredContent": url("featured-content.json"), "offlineCatalog": url("offline-catalog.json"),
-            "updateManifest": url("update-manifest.json"), "deeplinkMap": url("deeplink-map.json"),
-        ])
+        let paths: [String: String] = [
+            "appConfig": "app-config.json", "summary": "SUMMARY.json",
+            "searchIndex": "search-index.json", "searchIndexCompact": "search-index-compact.json",
+            "searchRanked": "search/meta.json",
+            "categories": "categories/index.json", "categoryDetails": "categories/{categoryId}.json",
+            "productDetails": "products/{productId}/details.json",
+            "productImage": "products/{productId}/image_{size}.jpg",
+            "featuredContent": "featured-content.json", "offlineCatalog": "offline-catalog.json",
+            "updateManifest": "update-manifest.json", "deeplinkMap": "deeplink-map.json",
+        ]
+        let endpoints: JSON = .object(JSONObject(endpointNames(seedIndexes: seedIndexes).map { ($0, JSON.string(s.baseURL + paths[$0]!)) }))
         var members: [(String, JSON)] = [
             ("appVersion", .string(s.appVersion)), ("minimumAppVersion", .string(s.minimumAppVersion)),
             ("dataVersion", .string(dataVersion)),

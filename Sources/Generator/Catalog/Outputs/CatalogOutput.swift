@@ -6,23 +6,30 @@ import Schemas
 final class CatalogContext: @unchecked Sendable {
     let model: CatalogModel
     let site: SiteConfig
+    let settings: CatalogSettings
     let generatedAt: String
     let threads: Int
 
-    init(model: CatalogModel, site: SiteConfig, generatedAt: String, threads: Int) {
-        self.model = model; self.site = site; self.generatedAt = generatedAt; self.threads = threads
+    init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int) {
+        self.model = model; self.site = site; self.settings = settings; self.generatedAt = generatedAt; self.threads = threads
     }
 
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
-    /// by side compress better and share result-store shards). Keys are computed once, then sorted.
+    /// by side compress better and share result-store shards). Brands and categories are ranked once per distinct
+    /// value (by table index), names compared as bytes when ASCII (the order Swift strings sort in).
     lazy var searchOrder: [Int] = {
         let products = model.products
-        let brands = Self.ranks(products.map { $0.brandKey ?? "" }), categories = Self.ranks(products.map(categoryPath))
+        // (A missing brand key sorts as "", the text it stands for.)
+        let keyRank = Self.ranks(products.brandKeys + [""]), categoryRank = Self.ranks(products.categoryIds.indices.map(categoryPath(index:)))
+        let brands = products.map { $0.brandKeyIndex < 0 ? keyRank[keyRank.count - 1] : keyRank[$0.brandKeyIndex] }
+        let categories = products.map { categoryRank[$0.categoryIndex] }
         return products.indices.sorted { a, b in
             if brands[a] != brands[b] { return brands[a] < brands[b] }
             if categories[a] != categories[b] { return categories[a] < categories[b] }
-            if products[a].name != products[b].name { return products[a].name < products[b].name }
-            return products[a].id < products[b].id
+            let pa = products[a], pb = products[b], ascii = pa.isASCII && pb.isASCII
+            let na = pa.nameUTF8, nb = pb.nameUTF8
+            if !Product.same(na, nb, ascii: ascii) { return Product.precedes(na, nb, ascii: ascii) }
+            return Product.precedes(pa.idUTF8, pb.idUTF8, ascii: ascii)
         }
     }()
 
@@ -33,18 +40,14 @@ final class CatalogContext: @unchecked Sendable {
         return texts.map { rank[$0]! }
     }
 
-    /// Each product's list entry as text, written once and shared by every page that lists it.
-    lazy var listEntries: Result<[[UInt8]], Error> = Result {
-        try Parallel.map(model.products.count, threads: threads) { i in Result { try CategoryPageOutput.entryText(self.model.products[i], self) } }
-            .map { try $0.get() }
-    }
+    /// Each brand's slug, by its index in the products' brand table, and the stand-in's, computed once per brand
+    /// (Foundation's folding is slow, and 100,000 pages ask).
+    lazy var brandSlugs: (byIndex: [String], unbranded: String) = (model.products.brands.map(DeeplinkMapOutput.slug), DeeplinkMapOutput.slug(model.unbrandedName))
 
-    /// Brand name → its slug, computed once per brand (Foundation's folding is slow, and 100,000 pages ask).
-    lazy var brandSlugs: [String: String] = {
-        var out: [String: String] = [model.unbrandedName: DeeplinkMapOutput.slug(model.unbrandedName)]
-        for p in model.products { if let b = p.brand, out[b] == nil { out[b] = DeeplinkMapOutput.slug(b) } }
-        return out
-    }()
+    /// Each category id of the products' table: its node (nil for an id the tree lacks: none after the policies).
+    lazy var categoryNodes: [CategoryNode?] = model.products.categoryIds.map { model.categories[$0] }
+    /// The same, its trail (see `categoryTrails`).
+    lazy var categoryTrailsByIndex: [(names: JSON, joined: String)] = model.products.categoryIds.map { categoryTrails[$0] ?? (names: .array([]), joined: "") }
 
     /// Each category's names from the root down, as the JSON list and as "A > B > C", computed once per category
     /// (every product page shows its category's trail).
@@ -99,9 +102,10 @@ final class CatalogContext: @unchecked Sendable {
     }
 
     func brandName(_ p: Product) -> String { p.brand ?? model.unbrandedName }
-    func brandSlug(_ p: Product) -> String { brandSlugs[brandName(p)] ?? DeeplinkMapOutput.slug(brandName(p)) }
-    func categoryName(_ p: Product) -> String { model.categories[p.categoryId]?.name ?? p.categoryId }
-    func categoryPath(_ p: Product) -> String { model.categories[p.categoryId]?.path ?? p.categoryId }
+    func brandSlug(_ p: Product) -> String { p.brandIndex < 0 ? brandSlugs.unbranded : brandSlugs.byIndex[p.brandIndex] }
+    func categoryName(_ p: Product) -> String { categoryNodes[p.categoryIndex]?.name ?? p.categoryId }
+    func categoryPath(_ p: Product) -> String { categoryPath(index: p.categoryIndex) }
+    func categoryPath(index k: Int) -> String { categoryNodes[k]?.path ?? model.products.categoryIds[k] }
     /// Absolute URL of a file of the tree.
     func url(_ path: String) -> String { site.baseURL + path }
 }
@@ -109,6 +113,11 @@ final class CatalogContext: @unchecked Sendable {
 /// One catalog output kind: its declared kinds (schemas) and how it renders.
 protocol CatalogOutput: Sendable {
     var kinds: [OutputKind] { get }
+    /// The kinds of this catalog's files (schemas are published only for kinds present); `kinds` unless a setting
+    /// changes a kind's shape.
+    func kinds(for c: CatalogContext) -> [OutputKind]
+    /// False when a setting leaves the unit's files out (`catalog.seedIndexes`).
+    func isIncluded(in c: CatalogContext) -> Bool
     /// True when its file names depend on their content (hashed shards): such a unit is rendered while the other
     /// files are validated and serialised (see `DomainResult.later`).
     var namesFilesByContent: Bool { get }
@@ -117,6 +126,8 @@ protocol CatalogOutput: Sendable {
 
 extension CatalogOutput {
     var namesFilesByContent: Bool { false }
+    func kinds(for c: CatalogContext) -> [OutputKind] { kinds }
+    func isIncluded(in c: CatalogContext) -> Bool { true }
 }
 
 enum CatalogOutputs {

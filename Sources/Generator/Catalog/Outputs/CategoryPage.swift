@@ -16,25 +16,24 @@ struct CategoryPageOutput: CatalogOutput {
             "category_id": S.relativePath, "category_name": S.string, "total_products": S.nonNegativeInteger,
             "page": S.integer(min: 1), "per_page": S.nonNegativeInteger, "total_pages": S.integer(min: 1),
             "next_page": S.nullable(S.relativePath), "products": S.array(product),
-        ]))
+        ]), sizeSetting: SizeSetting("pageSize (products per category page)"))
     var kinds: [OutputKind] { [Self.kind] }
 
-    /// A product's list entry as text, in the schema's `product` shape: written once, shared by every page that
-    /// lists it (each product is on its category's page and on every ancestor's).
-    static func entryText(_ p: Product, _ c: CatalogContext) throws -> [UInt8] {
-        let s = JSONStream(capacity: 512)
+    /// A product's list entry, in the schema's `product` shape, written where the page is. (Written for each page
+    /// that lists the product, its category's and every ancestor's, rather than kept: a million entries held as
+    /// text for the pages to share would be 350 MB.)
+    static func writeEntry(_ p: Product, _ c: CatalogContext, to s: JSONStream) throws {
         s.beginObject()
-        s.key("product_id"); s.string(p.segment)
-        s.key("name"); s.string(p.name)
+        s.key("product_id"); s.string(utf8: p.segmentUTF8)
+        s.key("name"); s.string(utf8: p.nameUTF8)
         s.key("brand"); s.string(p.brand)
         s.key("price"); try s.number(p.price!)
         s.key("rating"); try s.double(p.ratingAverage)
         s.key("review_count"); s.int(p.ratingCount)
         s.key("category"); s.string(c.categoryPath(p))
-        s.key("image_url"); s.string(p.imageUrl)
+        s.key("image_url"); s.string(utf8: p.imageUrlUTF8)
         s.key("in_stock"); s.bool(p.inStock)
         s.endObject()
-        return s.bytes
     }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
@@ -50,9 +49,9 @@ struct CategoryPageOutput: CatalogOutput {
                 let path = page == 1 ? "categories/\(node.path).json" : "categories/\(node.path)/page-\(page).json"
                 let next = page < pages ? "categories/\(node.path)/page-\(page + 1).json" : nil
                 let perPage = c.site.pageSize > 0 ? size : items.count
-                // Streamed: written as text when validated and staged, from the shared entries.
+                // Streamed: written as text when validated and staged.
                 var file = OutputFile(path: path, kind: Self.kind, weight: slice.count * 12) { s in
-                    let entries = try c.listEntries.get()
+                    let products = c.model.products
                     s.beginObject()
                     s.key("category_id"); s.string(node.path)
                     s.key("category_name"); s.string(node.name)
@@ -62,7 +61,7 @@ struct CategoryPageOutput: CatalogOutput {
                     s.key("total_pages"); s.int(pages)
                     s.key("next_page"); s.string(next)
                     s.key("products"); s.beginArray()
-                    for i in slice { s.raw(entries[i]) }
+                    for i in slice { try Self.writeEntry(products[i], c, to: s) }
                     s.endArray()
                     s.endObject()
                 }

@@ -31,6 +31,11 @@ struct DeeplinkMapOutput: CatalogOutput {
         let sample = c.model.products.first
         let sampleCategory = c.model.categoryOrder.first.flatMap { c.model.categories[$0] }
         let web = c.site.webBaseURL
+        // Search and brand links open the search: the seed index when the tree has it, else the search page.
+        let searchWeb = c.settings.seedIndexes ? web + "search-index.json" : web + "search/index.html?q={query}"
+        let brandWeb = c.settings.seedIndexes ? web + "search-index.json" : web + "search/index.html?q={brandSlug}"
+        func searchExample(_ q: String) -> String { c.settings.seedIndexes ? web + "search-index.json" : web + "search/index.html?q=" + Self.encode(q) }
+        let brandExample = Self.slug(sample.map(c.brandName) ?? "brand")
         let routes: [JSON] = [
             .obj(["name": "product", "pattern": .string("\(scheme)://product/{productId}"),
                   "webURL": .string(web + "products/{productId}/details.json"),
@@ -41,13 +46,13 @@ struct DeeplinkMapOutput: CatalogOutput {
                   "example": .string("\(scheme)://category/\(sampleCategory?.path ?? "id")"),
                   "exampleWebURL": .string(web + "categories/\(sampleCategory?.path ?? "id").json")]),
             .obj(["name": "search", "pattern": .string("\(scheme)://search?q={query}"),
-                  "webURL": .string(web + "search-index.json"),
+                  "webURL": .string(searchWeb),
                   "example": .string("\(scheme)://search?q=\(Self.encode("cordless drill"))"),
-                  "exampleWebURL": .string(web + "search-index.json")]),
+                  "exampleWebURL": .string(searchExample("cordless drill"))]),
             .obj(["name": "brand", "pattern": .string("\(scheme)://brand/{brandSlug}"),
-                  "webURL": .string(web + "search-index.json"),
-                  "example": .string("\(scheme)://brand/\(Self.slug(sample.map(c.brandName) ?? "brand"))"),
-                  "exampleWebURL": .string(web + "search-index.json")]),
+                  "webURL": .string(brandWeb),
+                  "example": .string("\(scheme)://brand/\(brandExample)"),
+                  "exampleWebURL": .string(searchExample(brandExample))]),
         ]
         var seen = Set<String>()
         var brands: [JSON] = []

@@ -43,29 +43,32 @@ struct RankedSearchOutput: CatalogOutput {
     var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store] }
     var namesFilesByContent: Bool { true }
 
-    static func documents(_ c: CatalogContext) -> [RankedDocument] {
+    /// The documents in search order, handed to the builder one at a time (a million products are never all
+    /// documents at once): each document's weighted fields when its terms are counted, its stored object written
+    /// straight into its result-store shard. (Prices and ratings are finite, checked on input; were one not, the
+    /// object would be left incomplete and the store shard would fail its schema check, naming the file.)
+    static func documents(_ c: CatalogContext) -> RankedIndexBuilder.Source {
         let order = c.searchOrder, products = c.model.products
-        // Each stored object written as text, in parallel (the same bytes as the object written by JSONWriter).
-        // (Prices and ratings are finite, checked on input; were one not, the object would be left incomplete and
-        // the store shard would fail its schema check, naming the file.)
-        return Parallel.map(order.count, threads: c.threads) { k in
+        let w = Self.weights
+        return .init(count: order.count, document: { k in
             let p = products[order[k]]
-            let brand = c.brandName(p)
-            let t = JSONStream(capacity: 256)
+            let name = p.name
+            return RankedDocument(id: p.segment, fields: [("name", w.name, name), ("brand", w.brand, c.brandName(p)),
+                                                          ("category", w.category, c.categoryName(p)),
+                                                          ("description", w.description, p.descriptionIsName ? name : p.description)],
+                                  stored: .null, group: p.brandKey ?? "")
+        }, writeStored: { k, t in
+            let p = products[order[k]]
             t.beginObject()
-            t.key("id"); t.string(p.segment)
-            t.key("name"); t.string(p.name)
-            t.key("brand"); t.string(brand)
+            t.key("id"); t.string(utf8: p.segmentUTF8)
+            t.key("name"); t.string(utf8: p.nameUTF8)
+            t.key("brand"); t.string(c.brandName(p))
             t.key("price"); if let price = p.price { try? t.number(price) } else { t.null() }
             t.key("rating"); if let r = p.ratingAverage { try? t.double(r) } else { t.null() }
-            t.key("image"); t.string(p.imageUrl ?? "")
+            t.key("image"); if let image = p.imageUrlUTF8 { t.string(utf8: image) } else { t.string("") }
             t.key("path"); t.string("products/\(p.segment)/details.json")
             t.endObject()
-            let w = Self.weights
-            return RankedDocument(id: p.segment, fields: [("name", w.name, p.name), ("brand", w.brand, brand),
-                                                          ("category", w.category, c.categoryName(p)), ("description", w.description, p.description)],
-                                  storedText: t.bytes, group: p.brandKey ?? "")
-        }
+        }, group: { products[order[$0]].brandKey ?? "" })
     }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {

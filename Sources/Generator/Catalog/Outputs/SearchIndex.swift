@@ -22,16 +22,19 @@ struct SearchIndexOutput: CatalogOutput {
         "categories": S.map(S.array(S.nonEmptyString, minItems: 1)),
         "brands": S.map(S.array(S.nonEmptyString, minItems: 1)),
     ])
+    /// Each index lists every product in one file: a large catalog leaves them out (`search/` serves search at any size).
+    static let sizeSetting = SizeSetting("catalog.seedIndexes to false", leavesOut: true)
     static let full = OutputKind(name: "search-index", pathTemplate: "search-index.json",
                                  summary: "Keyword search index in the design document's SearchIndex shape (exact lookup of lowercased words).",
-                                 schema: schema, fragments: [SeedIndex.entryFragment: entry])
+                                 schema: schema, fragments: [SeedIndex.entryFragment: entry], sizeSetting: sizeSetting)
     static let compact = OutputKind(name: "search-index-compact", pathTemplate: "search-index-compact.json",
                                     summary: "Smaller SearchIndex for the SearchManager: distinguishing words of name, brand and category only; no per-product keyword lists, image URLs or brand and category maps.",
-                                    schema: schema, fragments: [SeedIndex.entryFragment: entry])
+                                    schema: schema, fragments: [SeedIndex.entryFragment: entry], sizeSetting: sizeSetting)
     /// What follows the head of an index with no products: with the head, a whole index the schema checks (the
     /// head's members, when everything after them was copied).
     static let emptyRest = Array(#","products":[],"keywords":{},"categories":{},"brands":{}}"#.utf8)
     var kinds: [OutputKind] { [Self.full, Self.compact] }
+    func isIncluded(in c: CatalogContext) -> Bool { c.settings.seedIndexes }
 
     static func documents(_ c: CatalogContext) -> [SearchDocument] {
         // Brand, category, name order: similar entries side by side make the files compress better.
@@ -44,8 +47,9 @@ struct SearchIndexOutput: CatalogOutput {
             return v
         }
         return c.searchOrder.map { c.model.products[$0] }.map { p in
-            SearchDocument(id: p.segment, name: p.name, brand: c.brandName(p), category: c.categoryName(p),
-                           description: p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "",
+            let name = p.name
+            return SearchDocument(id: p.segment, name: name, brand: c.brandName(p), category: c.categoryName(p),
+                           description: p.descriptionIsName ? name : p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "",
                            brandIsSearchable: p.brand.map { !isStandIn($0) } ?? false,
                            categoryIsSearchable: p.categoryId != c.model.uncategorizedId && !isStandIn(c.categoryName(p)))
         }

@@ -47,7 +47,7 @@ struct SummaryOutput: CatalogOutput {
             "dataVersion": .string(m.dataVersion),
             "totals": .obj([
                 "products": .int(m.products.count), "productsInStock": .int(m.products.filter(\.inStock).count),
-                "unpricedProducts": .int(m.unpriced.count), "categories": .int(m.categories.count),
+                "unpricedProducts": .int(m.unpricedIds.count), "categories": .int(m.categories.count),
                 "departments": .int(departments.count), "brands": .int(brandCounts.count),
             ]),
             "priceRange": .obj([

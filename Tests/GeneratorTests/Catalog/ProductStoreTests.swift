@@ -1,0 +1,47 @@
+import XCTest
+import Foundation
+@testable import Generator
+import Schemas
+
+/// The compact product store gives back every field as it was given, and orders text as Swift strings do (the order
+/// the catalog's pages and indexes had when products were objects of strings).
+final class ProductStoreTests: XCTestCase {
+    func testFieldsRoundTrip() {
+        let b = ProductStore.Builder(file: "in/catalog/products.jsonl")
+        b.append(id: "b/1", segment: "b-1", name: "Drill", description: "Drill", brand: "ACME", brandKey: "acme", price: JSONNumber(literal: "19.99"),
+                 currency: "USD", inStock: false, imageUrl: nil, ratingAverage: nil, ratingCount: 0, categoryId: "tools", extra: [("Color", "Red")], line: 7)
+        b.append(id: "a", segment: "a", name: "Sägeblatt", description: "Für Holz", brand: nil, brandKey: nil, price: JSONNumber(5),
+                 currency: "EUR", inStock: true, imageUrl: "https://x.example/ä.jpg", ratingAverage: 4.5, ratingCount: 12, categoryId: "", extra: [], line: 9)
+        let store = b.finish(order: [1, 0])
+        XCTAssertEqual(store.count, 2)
+        let a = store[0], d = store[1]
+        XCTAssertEqual([a.id, a.segment, a.name, a.description, a.imageUrl, a.currency, a.categoryId], ["a", "a", "Sägeblatt", "Für Holz", "https://x.example/ä.jpg", "EUR", ""])
+        XCTAssertNil(a.brand); XCTAssertNil(a.brandKey); XCTAssertEqual(a.brandIndex, -1)
+        XCTAssertEqual(a.price?.description, "5"); XCTAssertEqual(a.ratingAverage, 4.5); XCTAssertEqual(a.ratingCount, 12)
+        XCTAssertTrue(a.inStock); XCTAssertTrue(a.extra.isEmpty); XCTAssertEqual(a.line, 9); XCTAssertFalse(a.isASCII); XCTAssertFalse(a.descriptionIsName)
+        XCTAssertEqual([d.id, d.segment, d.name, d.description, d.brand, d.brandKey, d.currency, d.categoryId], ["b/1", "b-1", "Drill", "Drill", "ACME", "acme", "USD", "tools"])
+        XCTAssertNil(d.imageUrl); XCTAssertNil(d.ratingAverage); XCTAssertEqual(d.price?.description, "19.99")
+        XCTAssertFalse(d.inStock); XCTAssertEqual(d.extra.map { "\($0.0)=\($0.1)" }, ["Color=Red"]); XCTAssertEqual(d.line, 7)
+        XCTAssertTrue(d.isASCII); XCTAssertTrue(d.descriptionIsName); XCTAssertEqual(d.file, "in/catalog/products.jsonl")
+    }
+
+    /// `precedes` and `same` against Swift's own comparison of the strings, over ASCII, accented, decomposed
+    /// (canonically equal to precomposed), emoji and prefix pairs.
+    func testTextOrderIsSwiftStringOrder() {
+        let texts = ["", "a", "ab", "abc", "B", "b", "Z", "é", "e\u{301}", "ét", "e\u{301}t", "Éa", "z", "ß", "ss", "😀", "a\u{0}", "10", "9"]
+        for x in texts {
+            for y in texts {
+                var xs = x, ys = y
+                xs.withUTF8 { a in ys.withUTF8 { b in
+                    XCTAssertEqual(Product.precedes(a, b), x < y, "\(x.debugDescription) < \(y.debugDescription)")
+                    XCTAssertEqual(Product.same(a, b), x == y, "\(x.debugDescription) == \(y.debugDescription)")
+                    let ascii = x.utf8.allSatisfy { $0 < 0x80 } && y.utf8.allSatisfy { $0 < 0x80 }
+                    if ascii {
+                        XCTAssertEqual(Product.precedes(a, b, ascii: true), x < y)
+                        XCTAssertEqual(Product.same(a, b, ascii: true), x == y)
+                    }
+                } }
+            }
+        }
+    }
+}
