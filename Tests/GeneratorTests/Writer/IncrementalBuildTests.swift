@@ -242,6 +242,32 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: BuildCache.location(for: work.appendingPathComponent("someone/dist"), folder: nil)), mine)
     }
 
+    /// A symlink planted at the cache's name is neither followed when reading nor written through: the file it points
+    /// to stays as it was, and the build is a full one.
+    func testASymlinkAtTheCachesNameIsNotFollowed() throws {
+        var catalog = try Self.realCatalog(count: 50)
+        let work = TestSupport.tempDir("cache-link"), input = work.appendingPathComponent("input")
+        try catalog.write(to: input)
+        let out = work.appendingPathComponent("dist")
+        _ = try build(input, out, day: 0)
+        var r = Random(state: 3)
+        _ = Self.change("price", &catalog, &r, serial: 1)
+        try catalog.write(to: input)
+        let target = work.appendingPathComponent("elsewhere.txt")
+        let mine = Data("not yours\n".utf8)
+        try mine.write(to: target)
+        let cacheFile = BuildCache.location(for: out, folder: nil)
+        try FileManager.default.removeItem(at: cacheFile)
+        try FileManager.default.createSymbolicLink(at: cacheFile, withDestinationURL: target)
+        let s = try build(input, out, day: 1)
+        XCTAssertTrue(s.notes.contains(BuildCache.Unused.notACache.description), "\(s.notes)")
+        XCTAssertEqual(s.version, 2)
+        XCTAssertEqual(s.reused, 0)
+        XCTAssertTrue(s.warnings.contains { $0.contains("is not a build cache") }, "\(s.warnings)")
+        XCTAssertEqual(try Data(contentsOf: target), mine)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: cacheFile.path), target.path)
+    }
+
     /// `--cache DIR` keeps the cache there (not beside the output), and refuses a folder inside the input or output.
     func testCacheFolderOption() throws {
         let catalog = try Self.realCatalog(count: 50)
