@@ -103,14 +103,17 @@ enum TestSupport {
     }
 
     /// The built `generator` executable (next to the test bundle).
-    static var generatorBinary: URL {
+    static var generatorBinary: URL { builtExecutable("generator") }
+
+    /// An executable of the package as built with the tests (the CLI, a snippet).
+    static func builtExecutable(_ name: String) -> URL {
         var dir = Bundle.main.bundleURL
         for _ in 0..<3 {
-            let candidate = dir.appendingPathComponent("generator")
+            let candidate = dir.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             dir = dir.deletingLastPathComponent()
         }
-        return repoRoot.appendingPathComponent(".build/debug/generator")
+        return repoRoot.appendingPathComponent(".build/debug/\(name)")
     }
 
     /// Runs a program found on PATH (or an absolute path) in `cwd`; returns exit status and stderr+stdout.
