@@ -27,7 +27,7 @@ T = {
     "auctions": r"GeneratorTests\.Auction",
     "nba": r"GeneratorTests\.NBA",
     "collections": r"GeneratorTests\.Collection",
-    "release": r"GeneratorTests\.(JSONPatch|ReleaseTests|SchemaChangeRuleTests|DiffCommandTests|CheckPatchesScriptTests|JSONByteDiffTests|TreeClientCompatibilityTests)",
+    "release": r"GeneratorTests\.(JSONPatch|ReleaseTests|SchemaChangeRuleTests|DiffCommandTests|CheckPatchesScriptTests|JSONByteDiffTests|FileIndexTextTests|TreeClientCompatibilityTests)",
     # Deltas from every kept release, over three releases (BuildLockTests checks each delta against the trees).
     "history": r"GeneratorTests\.(ReleaseTests|BuildLockTests|TreeClientCompatibilityTests)",
     "writer": r"GeneratorTests\.(StagedTreeTests|InPlaceCommitTests|IncrementalBuildTests|TreeReuseTests|StagingLeftoverTests|BuildDeterminismTests|BuildLockTests|OutputGuardTests|PagesRulesTests)",
