@@ -255,13 +255,16 @@ final class SyncTests: XCTestCase {
             XCTAssertEqual(log.filter { $0.hasPrefix("releases/objects/") }.count, 1, "only for the file whose path holds other bytes: \(log)")
         }
 
-        // Other bytes in the copy too, or no copy: refused as before, naming the file; the copy at release 1 intact.
+        // Other bytes in the copy too (of another size, or of the same size with one byte changed: only the sha256
+        // tells), or no copy: refused as before, naming the file; the copy at release 1 intact.
         try server.serve(r1.root)
         let stale = work.appendingPathComponent("stale/copy")
         _ = try client(stale).run(progress: nil)
         try server.serve(site)
-        for damage in ["other bytes", nil] {
-            if let damage { try Data(damage.utf8).write(to: site.appendingPathComponent(object)) }
+        var sameSize = b2
+        sameSize[sameSize.count / 2] ^= 0x01
+        for damage in [Array("other bytes".utf8), sameSize, nil] {
+            if let damage { try Data(damage).write(to: site.appendingPathComponent(object)) }
             else { try FileManager.default.removeItem(at: site.appendingPathComponent(object)) }
             try server.clearLog()
             XCTAssertThrowsError(try client(stale, retries: 2).run(progress: nil)) { e in

@@ -166,6 +166,14 @@ final class LargeCatalogTests: XCTestCase {
         XCTAssertEqual(refusal(pages + [compact, page], target: .objectStorage(maxFileBytes: 512 * mb)), "")
         XCTAssertEqual(refusal([index], target: .objectStorage(maxFileBytes: 512 * mb)),
                        "error: (output): search-index.json is 905.0 MB, over the 512 MB file limit (maxFileMB) of target object-storage: set catalog.seedIndexes to false or raise maxFileMB")
+        // A file of exactly a limit is within it, one byte more is over; the same for the site limit.
+        for (target, limit) in [(HostTarget.githubPages, PagesRules.maxFileBytes), (.objectStorage(maxFileBytes: 3 * mb), 3 * mb)] {
+            XCTAssertEqual(refusal([PagesRules.Entry(path: "a.json", size: limit)], target: target), "", target.name)
+            XCTAssertTrue(refusal([PagesRules.Entry(path: "a.json", size: limit + 1)], target: target).contains("a.json is"), target.name)
+        }
+        let rest = PagesRules.Entry(path: "rest.json", size: PagesRules.maxSiteBytes - 17 * 60 * mb)
+        XCTAssertEqual(refusal(Array(pages.prefix(17)) + [rest]), "")
+        XCTAssertTrue(refusal(Array(pages.prefix(17)) + [PagesRules.Entry(path: "rest.json", size: rest.size + 1)]).contains("1 GB site limit"))
     }
 
     /// `target`, `maxFileMB` and `catalog.seedIndexes` are read strictly: a bad value names the file and field.

@@ -12,8 +12,14 @@ final class ProductStoreTests: XCTestCase {
                  currency: "USD", inStock: false, imageUrl: nil, ratingAverage: nil, ratingCount: 0, categoryId: "tools", extra: [("Color", "Red")], line: 7)
         b.append(id: "a", segment: "a", name: "Sägeblatt", description: "Für Holz", brand: nil, brandKey: nil, price: JSONNumber(5),
                  currency: "EUR", inStock: true, imageUrl: "https://x.example/ä.jpg", ratingAverage: 4.5, ratingCount: 12, categoryId: "", extra: [], line: 9)
-        let store = b.finish(order: [1, 0])
-        XCTAssertEqual(store.count, 2)
+        // A description that is the name shares its storage; the image comes after them.
+        b.append(id: "c 1", segment: "c-1", name: "Saw", description: "Saw", brand: "ACME", brandKey: "acme", price: nil,
+                 currency: "USD", inStock: true, imageUrl: "https://x.example/saw.jpg", ratingAverage: 3, ratingCount: 1, categoryId: "tools", extra: [], line: 11)
+        let store = b.finish(order: [1, 0, 2])
+        XCTAssertEqual(store.count, 3)
+        let c = store[2]
+        XCTAssertEqual([c.id, c.segment, c.name, c.description, c.imageUrl, c.brand, c.categoryId], ["c 1", "c-1", "Saw", "Saw", "https://x.example/saw.jpg", "ACME", "tools"])
+        XCTAssertTrue(c.descriptionIsName); XCTAssertNil(c.price); XCTAssertEqual(c.ratingAverage, 3); XCTAssertEqual(c.line, 11)
         let a = store[0], d = store[1]
         XCTAssertEqual([a.id, a.segment, a.name, a.description, a.imageUrl, a.currency, a.categoryId], ["a", "a", "Sägeblatt", "Für Holz", "https://x.example/ä.jpg", "EUR", ""])
         XCTAssertNil(a.brand); XCTAssertNil(a.brandKey); XCTAssertEqual(a.brandIndex, -1)

@@ -63,7 +63,7 @@ final class WebAnalyzerTests: XCTestCase {
     func testStringsWhereTheDefinitionsCouldPart() throws {
         try WebTools.requireNode()
         // Leading, vowel and trailing jamo at the ends of their ranges; every prepended letter; joiners; letters
-        // and digits; a kept code point; the endings the stemmer looks at.
+        // and digits; a kept code point; the endings the stemmer looks at, on words long and short.
         let jamo: [UInt32] = [0x1100, 0x115F, 0xA960, 0xA97C, 0x1160, 0x11A7, 0xD7B0, 0xD7C6, 0x11A8, 0x11FF, 0xD7CB, 0xD7FB, 0xAC00, 0xD55C]
         let prepend: [UInt32] = [0x600, 0x605, 0x6DD, 0x70F, 0x890, 0x8E2, 0xD4E, 0x110BD, 0x110CD, 0x111C2, 0x113D1, 0x1193F, 0x11941,
                                  0x11A3A, 0x11A84, 0x11A89, 0x11D46, 0x11F02]
@@ -75,6 +75,14 @@ final class WebAnalyzerTests: XCTestCase {
         for a in joining { for b in joining { for c in joining { texts.append(a + b + c) } } }
         // Words long enough to stem, around the same code points.
         for p in pool { for ending in ["s", "'s", "ies", "es", "ches", "ss", "’s", "-ab"] { texts.append("abc" + p + ending); texts.append(p + "abcd" + ending) } }
+        // The same endings on short words, around the stemmer's length limits (a word of 3 stays, "-ies" of 4 stays).
+        for ending in ["s", "'s", "ies", "es", "ches", "ss", "’s"] {
+            for n in 0...3 {
+                let stem = String(repeating: "b", count: n)
+                texts.append(stem + ending)
+                for p in pool { texts.append(p + stem + ending) }
+            }
+        }
         let problems = try Self.compare(texts)
         XCTAssertEqual(problems.count, 0, problems.prefix(20).joined(separator: "\n"))
     }

@@ -82,6 +82,11 @@ final class InPlaceCommitTests: XCTestCase {
                 steps = k
                 break
             } catch is StagedTree.SimulatedKill {}
+            // Apps read the manifest to learn what exists: it is the new one only once every other file is in place.
+            let killed = TestSupport.snapshot(out)
+            if killed["update-manifest.json"] == expected["update-manifest.json"] {
+                XCTAssertEqual(killed, expected, "killed after step \(k): the new manifest was in place before the rest of the change")
+            }
             let journal = parent.appendingPathComponent(".dist.staging-\(getpid())/\(StagedTree.journalName)")
             XCTAssertTrue(FileManager.default.fileExists(atPath: journal.path), "the journal is written before the first step")
             let lock = try BuildLock(output: out, wait: 0)

@@ -80,8 +80,11 @@ final class IncrementalBuildTests: XCTestCase {
             c.products.remove(at: i)
             return "removed \(id)"
         case "category renamed":
-            guard !cats.isEmpty else { return "no category" }
-            let k = r.below(cats.count)
+            // A category some products are in (renaming one no product is in would change no product page).
+            let used = Set(c.products.compactMap { $0["category"] as? String })
+            let named = cats.indices.filter { used.contains(cats[$0]["id"] as? String ?? "") }
+            guard !named.isEmpty else { return "no category" }
+            let k = named[r.below(named.count)]
             cats[k]["name"] = "\(cats[k]["name"] ?? "") \(serial)"
             c.categories["categories"] = cats
             return "renamed \(cats[k]["id"]!)"
@@ -156,8 +159,9 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertTrue(report.problems.isEmpty, "\(report.problems.prefix(5))")
     }
 
-    /// Only prices change (1 % of the products): the seed search indexes are spliced — every other entry and the
-    /// keyword maps copied from the previous files — and the tree is still the full build's, byte for byte.
+    /// Only prices change (1 % of the products), twice: the seed search indexes are spliced — every other entry and
+    /// the keyword maps copied from the previous files, the second time from files that were spliced themselves — and
+    /// each tree is still the full build's, byte for byte.
     func testPriceChangesSpliceTheSearchIndexes() throws {
         var catalog = try Self.realCatalog(count: 800)
         let work = TestSupport.tempDir("splice"), input = work.appendingPathComponent("input")
@@ -165,19 +169,22 @@ final class IncrementalBuildTests: XCTestCase {
         try catalog.write(to: input)
         _ = try build(input, inc, day: 0)
         var r = Random(state: 11)
-        for k in 0..<8 { _ = Self.change("price", &catalog, &r, serial: k) }
-        try catalog.write(to: input)
-        try FileManager.default.createDirectory(at: full.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: inc, to: full)
-        let both = TestSupport.concurrently(2) { k in
-            k == 0 ? try self.build(input, inc, day: 1) : try self.build(input, full, day: 1, cache: false, threads: 1)
+        for day in 1...2 {
+            for k in 0..<8 { _ = Self.change("price", &catalog, &r, serial: day * 10 + k) }
+            try catalog.write(to: input)
+            try? FileManager.default.removeItem(at: full)
+            try FileManager.default.createDirectory(at: full.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: inc, to: full)
+            let both = TestSupport.concurrently(2) { k in
+                k == 0 ? try self.build(input, inc, day: day) : try self.build(input, full, day: day, cache: false, threads: 1)
+            }
+            let a = try both[0].get(), b = try both[1].get()
+            let priced = catalog.products.filter { ($0["price"] as? NSNumber) != nil }.count
+            // Both indexes: every entry but the (at most 8) changed ones, and the tail of each.
+            XCTAssertGreaterThanOrEqual(a.copiedFragments, 2 * (priced - 8) + 2, "release \(day + 1): the indexes were not spliced")
+            XCTAssertEqual(b.copiedFragments, 0)
+            XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full), "release \(day + 1)")
         }
-        let a = try both[0].get(), b = try both[1].get()
-        let priced = catalog.products.filter { ($0["price"] as? NSNumber) != nil }.count
-        // Both indexes: every entry but the (at most 8) changed ones, and the tail of each.
-        XCTAssertGreaterThanOrEqual(a.copiedFragments, 2 * (priced - 8) + 2, "the indexes were not spliced")
-        XCTAssertEqual(b.copiedFragments, 0)
-        XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full))
     }
 
     /// A spliced index checks the entries it wrote against the entry schema: a bad one is refused, naming the file.
@@ -191,10 +198,24 @@ final class IncrementalBuildTests: XCTestCase {
         // The head of an index with everything after it copied is checked as a whole index.
         let head = Array(#"{"version":"","generatedAt":"2023-11-14T22:13:20Z","totalProducts":1"#.utf8) + SearchIndexOutput.emptyRest
         XCTAssertNotNil(head.withUnsafeBytes { checker.check(text: $0, path: "search-index.json", kind: SearchIndexOutput.full) }, "an empty version passed")
+        // In the build: an index written from fragments with none copied (a first build) is checked whole.
+        let staged = try StagedTree(output: TestSupport.tempDir("fragment-check").appendingPathComponent("dist"), previous: [:])
+        defer { staged.discard() }
+        func index(version: String) -> [OutputFile] {
+            [OutputFile(path: "search-index.json", kind: SearchIndexOutput.full, weight: 1, fragments: { out, _ in
+                out.raw(Array(#"{"version":"\#(version)","generatedAt":"2023-11-14T22:13:20Z","totalProducts":0"#.utf8) + SearchIndexOutput.emptyRest)
+                return []
+            })]
+        }
+        var empty = index(version: ""), whole = index(version: "v1")
+        XCTAssertThrowsError(try Build.serialise(&empty, checkers: [checker], into: staged), "an index with an empty version was staged") {
+            XCTAssertTrue("\($0)".contains("search-index.json"), "\($0)")
+        }
+        XCTAssertEqual(try Build.serialise(&whole, checkers: [checker], into: staged).map(\.path), ["search-index.json"])
     }
 
-    /// A damaged cache (one byte flipped), a deleted one and one made by another build of the tool are each ignored,
-    /// said in the summary, and the build gives the same bytes as with a good cache.
+    /// A damaged cache (one byte flipped), a deleted one, one made by another build of the tool and one describing
+    /// another release are each ignored, said in the summary, and the build gives the same bytes as with a good cache.
     func testDamagedDeletedOrForeignCacheFallsBackToAFullBuild() throws {
         var catalog = try Self.realCatalog(count: 400)
         let work = TestSupport.tempDir("cache-fallback"), input = work.appendingPathComponent("input")
@@ -211,6 +232,7 @@ final class IncrementalBuildTests: XCTestCase {
         let good = try build(input, out, day: 1)
         XCTAssertGreaterThan(good.reused, 300)
         let expected = TestSupport.snapshot(out)
+        let newerCache = try Data(contentsOf: cacheFile)
 
         func rebuild(_ name: String, cache: (URL) throws -> Void) throws -> BuildSummary {
             let dir = work.appendingPathComponent(name), o = dir.appendingPathComponent("dist")
@@ -235,6 +257,9 @@ final class IncrementalBuildTests: XCTestCase {
         foreign.replaceSubrange((foreign.count - 32)..., with: BuildCache.unhex(Build.sha256Hex(Array(foreign[..<(foreign.count - 32)]))))
         let f = try rebuild("foreign") { try Data(foreign).write(to: $0) }
         XCTAssertTrue(f.notes.contains(BuildCache.Unused.otherTool.description), "\(f.notes)")
+        // A whole cache of this very tool that describes another release (the next one's, beside this tree).
+        let o = try rebuild("other release") { try newerCache.write(to: $0) }
+        XCTAssertTrue(o.notes.contains(BuildCache.Unused.otherRelease.description), "\(o.notes)")
         // Someone's file at the cache's name is neither read nor replaced.
         let mine = Data("my notes\n".utf8)
         let s = try rebuild("someone") { try mine.write(to: $0) }

@@ -32,6 +32,20 @@ final class StagedTreeTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("a.json")), Data(bytes))
     }
 
+    /// A symlink whose own size (the length of the path it holds) is the new file's: only its type gives it away.
+    func testASymlinkOfTheFilesSizeIsRewrittenNotKept() throws {
+        let (out, _) = try stageOver({ out, _ in
+            let target = "../o/ab"   // 7 bytes, as many as the new file
+            XCTAssertEqual(target.utf8.count, bytes.count)
+            try FileManager.default.createDirectory(at: out.deletingLastPathComponent().appendingPathComponent("o"), withIntermediateDirectories: true)
+            try Data("SECRET!".utf8).write(to: out.deletingLastPathComponent().appendingPathComponent("o/ab"))
+            try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("a.json").path, withDestinationPath: target)
+        }, path: "a.json")
+        let attrs = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("a.json").path)
+        XCTAssertEqual(attrs[.type] as? FileAttributeType, .typeRegular)
+        XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("a.json")), Data(bytes))
+    }
+
     func testAFileBehindASymlinkedFolderIsRewrittenNotLinked() throws {
         let (out, outside) = try stageOver({ out, outside in
             try FileManager.default.createDirectory(at: outside.appendingPathComponent("p"), withIntermediateDirectories: true)
