@@ -51,8 +51,15 @@ public final class FragmentReuse<Key: Hashable & Sendable>: @unchecked Sendable 
     /// `JSONStream.raw`), and returns their length; nil when there was no such fragment. Throws when the earlier file
     /// cannot be read there (it changed under the build): what was appended is then not a file to keep.
     public func copy(_ key: Key, to out: JSONStream) throws -> Int? {
-        guard let r = oldRanges[key], let read else { return nil }
-        var at = r.lowerBound, first = true
+        guard let r = oldRanges[key] else { return nil }
+        _ = try copy(r, to: out)
+        return r.count
+    }
+
+    /// Appends the earlier file's bytes in `r` to `out` as one value or run of values; returns where they start in `out`.
+    private func copy(_ r: Range<Int>, to out: JSONStream) throws -> Int {
+        guard let read else { throw Unreadable() }
+        var at = r.lowerBound, first = true, start = out.count
         while at < r.upperBound || first {
             // Refill the window from `at` when the next bytes are not in it.
             if !windowRange.contains(at) {
@@ -62,11 +69,47 @@ public final class FragmentReuse<Key: Hashable & Sendable>: @unchecked Sendable 
             }
             let end = min(r.upperBound, windowRange.upperBound)
             let part = UnsafeRawBufferPointer(rebasing: window[(at - windowRange.lowerBound)..<(end - windowRange.lowerBound)])
-            if first { out.raw(part); first = false } else { out.append(part) }
+            if first { out.raw(part); start = out.count - part.count; first = false } else { out.append(part) }
             at = end
             if r.isEmpty { break }
         }
-        return r.count
+        return start
+    }
+
+    /// Fragments that lay side by side in the earlier file (one byte apart: the comma between two array elements),
+    /// copied as one block.
+    public struct Run {
+        var keys: [(key: Key, offset: Int)] = []
+        var range = 0..<0
+        public init() {}
+    }
+
+    /// Adds the fragment named `key` to `run` when the earlier file had it right after the run (or the run is
+    /// empty); false otherwise (the run is then to be copied first).
+    public func extend(_ run: inout Run, with key: Key) -> Bool {
+        guard let r = oldRanges[key] else { return false }
+        if run.keys.isEmpty {
+            run.range = r
+        } else {
+            guard r.lowerBound == run.range.upperBound + 1 else { return false }
+            run.range = run.range.lowerBound..<r.upperBound
+        }
+        run.keys.append((key, r.lowerBound - run.range.lowerBound))
+        return true
+    }
+
+    /// Appends the run's bytes to `out` as one run of values (see `JSONStream.raw`), records each fragment where it
+    /// now is, and empties the run. Throws when the earlier file cannot be read there, or holds anything but a comma
+    /// between two of the run's fragments (it is not the file the fragments describe).
+    public func copy(_ run: inout Run, to out: JSONStream) throws {
+        guard !run.keys.isEmpty else { return }
+        let start = try copy(run.range, to: out)
+        for (k, (key, offset)) in run.keys.enumerated() {
+            let end = k + 1 < run.keys.count ? run.keys[k + 1].offset - 1 : run.range.count
+            if k + 1 < run.keys.count, out.withBytes({ $0[start + end] }) != UInt8(ascii: ",") { throw Unreadable() }
+            wrote(key, (start + offset)..<(start + end), copied: true)
+        }
+        run = Run()
     }
 
     public var isEmpty: Bool { oldRanges.isEmpty }

@@ -84,36 +84,47 @@ public enum SeedIndex {
         guard let f = fragments else {
             return try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads, to: out)
         }
-        let at = order ?? Array(docs.indices)
         precondition(f.entryKeys.count == docs.count, "one entry key per document")
-        guard f.reuse.has(f.tailKey) else {
-            return try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads,
-                             recording: f, to: out)
-        }
+        if try splice(count: docs.count, document: { docs[$0] }, order: order, version: version, generatedAt: generatedAt,
+                      compact: compact, fragments: f, to: out) { return }
+        try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads, recording: f, to: out)
+    }
+
+    /// The index spliced from the earlier file, when its tail is there (no searchable text changed): each entry
+    /// copied when its key is in the earlier file, else made by `document(i)` (the i-th document, asked only for
+    /// these) and written; the tail copied whole. Runs of entries that lay side by side in the earlier file are
+    /// copied as one. False, with nothing written, when the tail is not in the earlier file.
+    public static func splice<Key>(count: Int, document: (Int) -> SearchDocument, order: [Int]? = nil, version: String, generatedAt: String,
+                                   compact: Bool, fragments f: Fragments<Key>, to out: JSONStream) throws -> Bool {
+        precondition(f.entryKeys.count == count, "one entry key per document")
+        guard f.reuse.has(f.tailKey) else { return false }
         let headStart = out.count
-        writeHead(docs.count, version: version, generatedAt: generatedAt, to: out)
+        writeHead(count, version: version, generatedAt: generatedAt, to: out)
         f.reuse.wroteRendered(headFragment, headStart..<out.count)
         out.key("products"); out.beginArray()
         var memo = FieldKeys()
         var words = Vocabulary()
         let scratch = JSONStream(capacity: 1024)
-        for i in at {
+        var run = FragmentReuse<Key>.Run()
+        for k in 0..<count {
+            let i = order?[k] ?? k
             let key = f.entryKeys[i]
-            if let n = try f.reuse.copy(key, to: out) {
-                f.reuse.wrote(key, (out.count - n)..<out.count, copied: true)
-            } else {
-                scratch.reset()
-                _ = try entry(docs[i], compact: compact, memo: &memo, words: &words, to: scratch)
-                scratch.withBytes { out.raw($0) }
-                let r = (out.count - scratch.count)..<out.count
-                f.reuse.wrote(key, r, copied: false)
-                f.reuse.wroteRendered(entryFragment, r)
-            }
+            if f.reuse.extend(&run, with: key) { continue }
+            try f.reuse.copy(&run, to: out)
+            if f.reuse.extend(&run, with: key) { continue }
+            scratch.reset()
+            _ = try entry(document(i), compact: compact, memo: &memo, words: &words, to: scratch)
+            scratch.withBytes { out.raw($0) }
+            let r = (out.count - scratch.count)..<out.count
+            f.reuse.wrote(key, r, copied: false)
+            f.reuse.wroteRendered(entryFragment, r)
         }
+        try f.reuse.copy(&run, to: out)
         out.endArray()
         guard let n = try f.reuse.copy(f.tailKey, to: out) else { throw FragmentReuse<Key>.Unreadable() }
         f.reuse.wrote(f.tailKey, (out.count - n)..<out.count, copied: true)
         out.endObject()
+        return true
     }
 
     static func writeHead(_ count: Int, version: String, generatedAt: String, to out: JSONStream) {

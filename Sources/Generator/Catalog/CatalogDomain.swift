@@ -314,7 +314,9 @@ public struct CatalogDomain: Domain {
         }
         model.dataVersion = String(hasher.finalize().map { String(format: "%02x", $0) }.joined().prefix(12))
         if context.site.sourceFingerprint != nil {
-            model.productFingerprints = Parallel.map(products.count, threads: context.threads) { Self.fingerprint(products[$0]) }
+            let both = Parallel.map(products.count, threads: context.threads) { (Self.fingerprint(products[$0]), Self.textFingerprint(products[$0])) }
+            model.productFingerprints = both.map(\.0)
+            model.textFingerprints = both.map(\.1)
         }
         return model
     }
@@ -326,6 +328,15 @@ public struct CatalogDomain: Domain {
         h.add(p.price?.description); h.add(p.currency); h.add(p.inStock); h.add(utf8: p.imageUrlUTF8); h.add(p.ratingAverage)
         h.add(p.ratingCount); h.add(p.categoryId); h.add(p.extra.count)
         for (k, v) in p.extra { h.add(k); h.add(v) }
+        return h.finish()
+    }
+
+    /// A product's searchable text (see `CatalogModel.textFingerprints`); how the context names its brand and category
+    /// is in the context's fingerprint.
+    static func textFingerprint(_ p: Product) -> Fingerprint {
+        var h = FingerprintHasher("product-text")
+        h.add(utf8: p.idUTF8); h.add(utf8: p.segmentUTF8); h.add(utf8: p.nameUTF8); h.add(p.descriptionIsName); h.add(utf8: p.descriptionUTF8)
+        h.add(p.brand); h.add(p.brandKey); h.add(p.categoryId)
         return h.finish()
     }
 }

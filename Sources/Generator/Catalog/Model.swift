@@ -261,4 +261,8 @@ public struct CatalogModel: Sendable {
     /// Each sellable product's fingerprint (every field, after the policies), in `products` order; empty when the
     /// site's configuration was not read from a file (then no output is fingerprinted).
     public var productFingerprints: [Fingerprint] = []
+    /// Each sellable product's searchable text (id, segment, name, description, brand, brand key, category), in
+    /// `products` order: the search indexes' keyword maps and term shards depend on nothing else of a product, so a
+    /// price change leaves them as they were. Empty when `productFingerprints` is.
+    public var textFingerprints: [Fingerprint] = []
 }

@@ -303,7 +303,8 @@ public enum Build {
         begin("release \(version): file index and deltas")
         let releaseFiles = try ReleaseFiles.make(version: version, currentVersion: currentVersion, generatedAt: context.generatedAt,
                                                  contentDigest: digest, inputDigest: try fingerprint.wait(), current: tree, previous: previous,
-                                                 settings: release, site: site, threads: options.threads, bytes: { staged.mapped($0) })
+                                                 settings: release, site: site, threads: options.threads,
+                                                 fragments: fragmentLayouts(rendered, cache: cache), bytes: { staged.mapped($0) })
         var releaseClock = TraceClock()
         // The file index and deltas against the target's file limit too (the whole tree's size was checked above).
         _ = try PagesRules.check(releaseFiles.map { .init(path: $0.path, size: $0.bytes.count) }, target: site.target, siteLimit: false)
@@ -331,7 +332,6 @@ public enum Build {
         summary.written = stats.written; summary.linked = stats.linked; summary.removed = stats.removed
         summary.inPlace = stats.inPlace
         if options.useCache, let index = releaseFiles.first(where: { $0.path == "releases/\(version)/files.json" }) {
-            var cacheClock = TraceClock()
             saveCache(files, rendered, previous: cache, release: index.sha256, to: cacheFile, summary: &summary)
             stage("cache")
         }
@@ -366,6 +366,16 @@ public enum Build {
         var fragments: [(key: Fingerprint, range: Range<Int>)] = []
         var order: [Int32] = []
         var copiedFragments = 0
+    }
+
+    /// The fragments of the files written from fragments in this build and in the one before (as the cache says).
+    static func fragmentLayouts(_ rendered: [Rendered], cache: [String: BuildCache.Entry]) -> [String: ReleaseFiles.Fragments] {
+        var out: [String: ReleaseFiles.Fragments] = [:]
+        for r in rendered where !r.fragments.isEmpty && !r.reused {
+            guard let c = cache[r.path], !c.fragments.isEmpty else { continue }
+            out[r.path] = .init(oldSha256: c.sha256, old: c.fragments.map(\.range), new: r.fragments.map(\.range))
+        }
+        return out
     }
 
     /// Writes the cache of the tree now in the output: each fingerprinted file with its hash and size, in file order.
@@ -444,10 +454,12 @@ public enum Build {
                         } else if case .fragmented(_, let write) = f.content {
                             // The earlier version's fragments, when the cache knows them and the output still has that file.
                             var reuse = FragmentReuse<Fingerprint>()
+                            var size = 1024
                             if let c = cache[f.path], !c.fragments.isEmpty, let old = earlier(f.path, c) {
                                 reuse = FragmentReuse(size: old.size, ranges: c.fragments, order: c.order, read: { old.read($0, $1) })
+                                size = old.size + 65536   // (about the new size: a 90 MB buffer is not grown by copies)
                             }
-                            let text = JSONStream(capacity: 1024)
+                            let text = JSONStream(capacity: size)
                             let checks = try write(text, reuse)
                             res[i] = try text.withBytes { bytes -> Rendered? in
                                 if let k = f.kind {

@@ -10,12 +10,16 @@ import Schemas
 /// always written with the same bytes. `diff` returns nil for text the scanner cannot vouch for (anything that is not
 /// one well-formed JSON value); the caller then falls back to the value diff.
 enum JSONByteDiff {
-    static func diff(_ a: [UInt8], _ b: [UInt8]) -> JSON? {
-        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in diff(x, y) } }
+    static func diff(_ a: [UInt8], _ b: [UInt8], arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], [])) -> JSON? {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in diff(x, y, arrays: arrays) } }
     }
 
-    static func diff(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> JSON? {
-        let sa = Scanner(x), sb = Scanner(y)
+    /// `arrays`: where values that are elements of arrays are known to lie in each side (the entries of a file
+    /// written from fragments, recorded by its writer): such an array's elements are taken from them, not scanned.
+    /// Ranges that do not line up as the elements of one array are ignored.
+    static func diff(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>,
+                     arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], [])) -> JSON? {
+        let sa = Scanner(x, elements: arrays.old), sb = Scanner(y, elements: arrays.new)
         guard let ra = sa.root(), let rb = sb.root() else { return nil }
         var ops: [JSON] = []
         guard Differ(a: sa, b: sb).diff(ra, rb, "", &ops) else { return nil }
@@ -25,7 +29,26 @@ enum JSONByteDiff {
     /// Finds where values start and end; never builds them.
     struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
-        init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+        /// Arrays whose elements are known, by the offset of their opening bracket.
+        private(set) var known: [Int: [Range<Int>]] = [:]
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>, elements: [Range<Int>] = []) {
+            self.bytes = bytes
+            // Known ranges in runs of array elements: one comma apart, after an opening bracket, before a closing one.
+            let sorted = elements.sorted { $0.lowerBound < $1.lowerBound }
+            var k = 0
+            while k < sorted.count {
+                var e = k
+                while e + 1 < sorted.count, sorted[e + 1].lowerBound == sorted[e].upperBound + 1, sorted[e].upperBound < bytes.count,
+                      bytes[sorted[e].upperBound] == 0x2C, !sorted[e].isEmpty { e += 1 }
+                let first = sorted[k], last = sorted[e]
+                if first.lowerBound >= 1, last.upperBound < bytes.count, !last.isEmpty, !first.isEmpty,
+                   bytes[first.lowerBound - 1] == 0x5B, bytes[last.upperBound] == 0x5D {
+                    known[first.lowerBound - 1] = Array(sorted[k...e])
+                }
+                k = e + 1
+            }
+        }
 
         func skipSpace(_ i: Int) -> Int {
             var i = i
@@ -69,6 +92,7 @@ enum JSONByteDiff {
             guard i < bytes.count else { return nil }
             switch bytes[i] {
             case 0x22: return stringEnd(i)
+            case 0x5B where known[i] != nil: return known[i]!.last!.upperBound + 1
             case 0x7B, 0x5B:
                 var depth = 0, j = i
                 while j < bytes.count {
@@ -93,6 +117,7 @@ enum JSONByteDiff {
 
         /// The elements of the array at `r`, or nil.
         func elements(_ r: Range<Int>) -> [Range<Int>]? {
+            if let k = known[r.lowerBound], k.last!.upperBound + 1 == r.upperBound { return k }
             var out: [Range<Int>] = []
             var i = skipSpace(r.lowerBound + 1)
             if bytes[i] == 0x5D { return i == r.upperBound - 1 ? out : nil }
@@ -105,6 +130,22 @@ enum JSONByteDiff {
                 guard bytes[i] == 0x2C else { return nil }
                 i = skipSpace(i + 1)
             }
+        }
+
+        /// The member starting at `i` (after space) of the object at `r`, and where the next one starts (nil: `i` was
+        /// the last); `.none` when the text is not a member there. `i` at the closing brace of an empty object: `(nil, nil)`.
+        func member(at i: Int, in r: Range<Int>) -> (member: (key: Range<Int>, value: Range<Int>)?, next: Int?)? {
+            if i == r.upperBound - 1 && bytes[i] == 0x7D { return (nil, nil) }
+            guard let ke = stringEnd(i), ke < r.upperBound else { return nil }
+            var j = skipSpace(ke)
+            guard j < r.upperBound, bytes[j] == 0x3A else { return nil }
+            j = skipSpace(j + 1)
+            guard let ve = valueEnd(j), ve < r.upperBound else { return nil }
+            let k = skipSpace(ve)
+            guard k < r.upperBound else { return nil }
+            if bytes[k] == 0x7D { return k == r.upperBound - 1 ? ((i..<ke, j..<ve), nil) : nil }
+            guard bytes[k] == 0x2C else { return nil }
+            return ((i..<ke, j..<ve), skipSpace(k + 1))
         }
 
         /// The members of the object at `r` (key text range, value range), or nil.
@@ -142,26 +183,31 @@ enum JSONByteDiff {
         func diff(_ x: Range<Int>, _ y: Range<Int>, _ path: String, _ ops: inout [JSON]) -> Bool {
             let cx = a.bytes[x.lowerBound], cy = b.bytes[y.lowerBound]
             if cx == 0x7B && cy == 0x7B {
-                guard let mx = a.members(x), let my = b.members(y) else { return false }
-                var xKeys: [String] = [], yKeys: [String] = []
-                for m in mx { guard let k = a.key(m.key) else { return false }; xKeys.append(k) }
-                for m in my { guard let k = b.key(m.key) else { return false }; yKeys.append(k) }
+                guard let (mx, my, sameRest) = pairedMembers(x, y) else { return false }
+                // The members both end with, byte for byte, stand as one kept and equal member (`rest`): they give no
+                // operation, and as the last of both lists they change no test below.
+                enum Key: Hashable { case name(String), rest }
+                var xKeys: [Key] = [], yKeys: [Key] = []
+                for m in mx { guard let k = a.key(m.key) else { return false }; xKeys.append(.name(k)) }
+                for m in my { guard let k = b.key(m.key) else { return false }; yKeys.append(.name(k)) }
+                if sameRest { xKeys.append(.rest); yKeys.append(.rest) }
                 let yIndex = Dictionary(yKeys.enumerated().map { ($1, $0) }, uniquingKeysWith: { f, _ in f })
                 let kept = xKeys.indices.filter { yIndex[xKeys[$0]] != nil }
+                func name(_ k: Key) -> String { if case .name(let n) = k { return n }; return "" }
                 // Recurse only when the surviving keys keep their order and new keys come last (see JSONPatch.diff).
                 guard Array(yKeys.prefix(kept.count)) == kept.map({ xKeys[$0] }) else { return replace(path, y, &ops) }
                 for k in xKeys where yIndex[k] == nil {
-                    ops.append(.obj(["op": "remove", "path": .string(path + "/" + JSONPatch.escape(k))]))
+                    ops.append(.obj(["op": "remove", "path": .string(path + "/" + JSONPatch.escape(name(k)))]))
                 }
-                for i in kept {
+                for i in kept where xKeys[i] != .rest {
                     let j = yIndex[xKeys[i]]!
                     if !a.equal(mx[i].value, b, my[j].value) {
-                        guard diff(mx[i].value, my[j].value, path + "/" + JSONPatch.escape(xKeys[i]), &ops) else { return false }
+                        guard diff(mx[i].value, my[j].value, path + "/" + JSONPatch.escape(name(xKeys[i])), &ops) else { return false }
                     }
                 }
-                for j in kept.count..<my.count {
+                for j in kept.count..<yKeys.count {
                     guard let v = b.value(my[j].value) else { return false }
-                    ops.append(.obj(["op": "add", "path": .string(path + "/" + JSONPatch.escape(yKeys[j])), "value": v]))
+                    ops.append(.obj(["op": "add", "path": .string(path + "/" + JSONPatch.escape(name(yKeys[j]))), "value": v]))
                 }
                 return true
             }
@@ -189,6 +235,46 @@ enum JSONByteDiff {
             }
             if a.equal(x, b, y) { return true }
             return replace(path, y, &ops)
+        }
+
+        /// The members of the objects at `x` and `y`, read side by side until what is left of both is the same
+        /// bytes (`sameRest`: those members are not read; a 90 MB index whose products changed does not scan its
+        /// keyword maps). Nil when either is not an object's text.
+        func pairedMembers(_ x: Range<Int>, _ y: Range<Int>) -> (mx: [(key: Range<Int>, value: Range<Int>)], my: [(key: Range<Int>, value: Range<Int>)], sameRest: Bool)? {
+            let same = commonSuffix(x, y)
+            var mx: [(key: Range<Int>, value: Range<Int>)] = [], my: [(key: Range<Int>, value: Range<Int>)] = []
+            var i: Int? = a.skipSpace(x.lowerBound + 1), j: Int? = b.skipSpace(y.lowerBound + 1)
+            while i != nil || j != nil {
+                // The side with more text left reads its next member (both when alike), so that where the common end
+                // begins on both sides, both get there together.
+                let left = (x: i.map { x.upperBound - $0 } ?? -1, y: j.map { y.upperBound - $0 } ?? -1)
+                if left.x == left.y, left.x <= same, let i0 = i, a.bytes[i0] != 0x7D { return (mx, my, true) }
+                if let i0 = i, left.x >= left.y {
+                    guard let (m, next) = a.member(at: i0, in: x) else { return nil }
+                    if let m { mx.append(m) }
+                    i = next
+                }
+                if let j0 = j, left.y >= left.x {
+                    guard let (m, next) = b.member(at: j0, in: y) else { return nil }
+                    if let m { my.append(m) }
+                    j = next
+                }
+            }
+            return (mx, my, false)
+        }
+
+        /// How many bytes the texts at `x` and `y` end with alike (compared a block at a time from their ends).
+        func commonSuffix(_ x: Range<Int>, _ y: Range<Int>) -> Int {
+            let limit = min(x.count, y.count)
+            let pa = a.bytes.baseAddress!, pb = b.bytes.baseAddress!
+            var n = 0
+            while n < limit {
+                let step = min(4096, limit - n)
+                if memcmp(pa + x.upperBound - n - step, pb + y.upperBound - n - step, step) == 0 { n += step; continue }
+                while n < limit, pa[x.upperBound - n - 1] == pb[y.upperBound - n - 1] { n += 1 }
+                return n
+            }
+            return n
         }
 
         func replace(_ path: String, _ y: Range<Int>, _ ops: inout [JSON]) -> Bool {

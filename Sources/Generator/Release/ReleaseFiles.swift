@@ -5,7 +5,7 @@ import Schemas
 /// a delta from each of them, the new file index and the update manifest.
 enum ReleaseFiles {
     /// A file of the new tree as the release files describe it (its bytes are already staged).
-    struct TreeFile { var path: String; var size: Int; var sha256: String; var schema: String? }
+    struct TreeFile: HasPath { var path: String; var size: Int; var sha256: String; var schema: String? }
     typealias NewFile = (path: String, bytes: [UInt8], sha256: String, kind: OutputKind)
 
     /// The diff of the parsed values, for text the byte diff cannot vouch for (nil when either side is not JSON).
@@ -14,10 +14,20 @@ enum ReleaseFiles {
         return JSONPatch.diff(a, b)
     }
 
+    /// Entries in path order, stably (a list in order already, as our own indexes are, is not sorted again).
+    static func inPathOrder<T: HasPath>(_ list: [T]) -> [T] {
+        if zip(list, list.dropFirst()).allSatisfy({ $0.path <= $1.path }) { return list }
+        return list.indices.sorted { (list[$0].path, $0) < (list[$1].path, $1) }.map { list[$0] }
+    }
+
+    /// Where the fragments of a file written from fragments lie, in the previous version (the one whose hash is
+    /// `oldSha256`) and the new one: the byte diff takes the entries of its arrays from them instead of scanning.
+    struct Fragments { var oldSha256: String; var old: [Range<Int>]; var new: [Range<Int>] }
+
     /// `bytes` maps a file of the new tree (only changed files are read, to diff them against the previous release).
     static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
                      current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig,
-                     threads: Int = 1, bytes newBytes: @escaping (String) -> MappedBytes?) throws -> [NewFile] {
+                     threads: Int = 1, fragments: [String: Fragments] = [:], bytes newBytes: @escaping (String) -> MappedBytes?) throws -> [NewFile] {
         let writer = JSONWriter()
         var clock = TraceClock()
         var out: [NewFile] = []
@@ -25,8 +35,6 @@ enum ReleaseFiles {
             let bytes = try writer.bytes(json)
             out.append((path, bytes, Build.sha256Hex(bytes), kind))
         }
-        // (Only deltas ask which paths the new tree has.)
-        lazy var newPaths = Set(current.map(\.path))
 
         // Older releases kept: their immutable file indexes are carried into the new tree. Read and parsed on a thread
         // of their own while the patches are computed.
@@ -74,7 +82,9 @@ enum ReleaseFiles {
                 Parallel.forEach(order, threads: threads) { i in
                     found[i] = Result {
                         guard let old = try previous.mappedIfPresent(changed[i].path), let new = newBytes(changed[i].path) else { return nil }
-                        return JSONByteDiff.diff(old.buffer, new.buffer) ?? valueDiff(Array(old.buffer), Array(new.buffer))
+                        let f = fragments[changed[i].path]
+                        let known = (old: f?.oldSha256 == changed[i].sha256 ? f!.old : [], new: f?.new ?? [])
+                        return JSONByteDiff.diff(old.buffer, new.buffer, arrays: known) ?? valueDiff(Array(old.buffer), Array(new.buffer))
                     }
                 }
             }
@@ -90,13 +100,27 @@ enum ReleaseFiles {
 
         // A delta from each kept release to this one (release files themselves excluded).
         var deltaRefs: [(from: Int, path: String, added: Int, changed: Int, removed: Int, bytes: Int)] = []
-        let sortedCurrent = current.sorted(by: { $0.path < $1.path })
+        let sortedCurrent = inPathOrder(current)
         for old in olderIndexes {
-            let oldMap = Dictionary(old.files.filter { !$0.path.hasPrefix("releases/") }.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+            // Both lists in path order, walked side by side (the first of two entries with one path counts).
+            let oldFiles = inPathOrder(old.files.filter { !$0.path.hasPrefix("releases/") })
+            var k = 0
+            /// The old entry at `k`, past any later entries with its path.
+            func takeOld() -> FileEntry {
+                let o = oldFiles[k]
+                k += 1
+                while k < oldFiles.count, oldFiles[k].path == o.path { k += 1 }
+                return o
+            }
             var added: [JSON] = [], changed: [JSON] = [], removed: [JSON] = []
+            func remove(_ o: FileEntry) {
+                removed.append(.obj(["path": .string(o.path), "oldSha256": .string(o.sha256), "oldSize": .int(o.size)]))
+            }
             var download = 0
             for f in sortedCurrent where !f.path.hasPrefix("releases/") {
-                if let o = oldMap[f.path] {
+                while k < oldFiles.count, oldFiles[k].path < f.path { remove(takeOld()) }
+                if k < oldFiles.count, oldFiles[k].path == f.path {
+                    let o = takeOld()
                     if o.sha256 != f.sha256 {
                         var entry = JSONObject([("path", .string(f.path)), ("sha256", .string(f.sha256)), ("size", .int(f.size)),
                                                 ("oldSha256", .string(o.sha256)), ("oldSize", .int(o.size))])
@@ -114,9 +138,7 @@ enum ReleaseFiles {
                     download += f.size
                 }
             }
-            for (p, o) in oldMap.filter({ !newPaths.contains($0.key) }).sorted(by: { $0.key < $1.key }) {
-                removed.append(.obj(["path": .string(p), "oldSha256": .string(o.sha256), "oldSize": .int(o.size)]))
-            }
+            while k < oldFiles.count { remove(takeOld()) }
             let path = "releases/\(version)/delta-from-\(old.version).json"
             try add(path, .obj(["fromVersion": .int(old.version), "toVersion": .int(version), "added": .array(added),
                                 "changed": .array(changed), "removed": .array(removed), "downloadBytes": .int(download)]), ManifestKinds.delta)
@@ -175,3 +197,7 @@ enum ReleaseFiles {
         return out
     }
 }
+
+/// A file entry of a tree or an index, named by its path.
+protocol HasPath { var path: String { get } }
+extension FileEntry: HasPath {}

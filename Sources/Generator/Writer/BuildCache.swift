@@ -141,6 +141,8 @@ public struct BuildCache: Sendable {
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
         func text(_ s: String) { var s = s; s.withUTF8 { u in u32(UInt32(u.count)); out += u } }
+        // (Its 32 bytes as `Fingerprint.bytes` gives them, without an array per fingerprint: 300,000 of them at 100k.)
+        func fingerprint(_ f: Fingerprint) { withUnsafeBytes(of: (f.a.bigEndian, f.b.bigEndian, f.c.bigEndian, f.d.bigEndian)) { out += $0 } }
         func digits(_ hex: String) {
             // 64 hex digits → 32 bytes, straight into the buffer.
             var h = hex
@@ -158,9 +160,9 @@ public struct BuildCache: Sendable {
         var count: UInt32 = 0
         for (path, e) in entries {
             count += 1
-            text(path); out += e.fingerprint.bytes; digits(e.sha256); u64(UInt64(e.size))
+            text(path); fingerprint(e.fingerprint); digits(e.sha256); u64(UInt64(e.size))
             u32(UInt32(e.fragments.count))
-            for (key, r) in e.fragments { out += key.bytes; u64(UInt64(r.lowerBound)); u64(UInt64(r.upperBound)) }
+            for (key, r) in e.fragments { fingerprint(key); u64(UInt64(r.lowerBound)); u64(UInt64(r.upperBound)) }
             u32(UInt32(e.order.count))
             for v in e.order { u32(UInt32(bitPattern: v)) }
         }
@@ -237,9 +239,20 @@ public struct BuildCache: Sendable {
             defer { at += n }
             return bytes[at..<(at + n)]
         }
-        mutating func u32() -> UInt32? { raw(4).map { $0.reversed().reduce(0) { $0 << 8 | UInt32($1) } } }
-        mutating func u64() -> UInt64? { raw(8).map { $0.reversed().reduce(0) { $0 << 8 | UInt64($1) } } }
-        mutating func fingerprint() -> Fingerprint? { raw(32).map { Fingerprint(bytes: $0) } }
+        /// `n` bytes from `at` as an unsigned number, least significant first (`bigEndian`: most significant first).
+        private mutating func number(_ n: Int, bigEndian: Bool = false) -> UInt64? {
+            guard at + n <= end else { return nil }
+            var v: UInt64 = 0
+            for k in 0..<n { v = v << 8 | UInt64(bytes[bigEndian ? at + k : at + n - 1 - k]) }
+            at += n
+            return v
+        }
+        mutating func u32() -> UInt32? { number(4).map { UInt32($0) } }
+        mutating func u64() -> UInt64? { number(8) }
+        mutating func fingerprint() -> Fingerprint? {
+            guard at + 32 <= end else { return nil }
+            return Fingerprint(a: number(8, bigEndian: true)!, b: number(8, bigEndian: true)!, c: number(8, bigEndian: true)!, d: number(8, bigEndian: true)!)
+        }
         mutating func text() -> String? {
             guard let n = u32(), let b = raw(Int(n)) else { return nil }
             return String(decoding: b, as: UTF8.self)

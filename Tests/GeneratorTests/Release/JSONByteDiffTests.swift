@@ -62,6 +62,60 @@ final class JSONByteDiffTests: XCTestCase {
         }
     }
 
+    /// Objects that end alike (the members after the changes are not read, see `pairedMembers`): members removed,
+    /// added, changed and moved before a long common end, on each side, give the value diff's operations.
+    func testObjectsThatEndAlike() throws {
+        let tail: [(String, JSON)] = (0..<30).map { ("k\($0)", .array([.string("v\($0)"), .int($0)])) }
+        func object(_ head: [(String, JSON)]) -> JSON { .object(JSONObject(head + tail)) }
+        let cases: [(String, [(String, JSON)], [(String, JSON)])] = [
+            ("a value changed", [("a", 1), ("b", "x")], [("a", 2), ("b", "x")]),
+            ("a longer value", [("a", 1), ("b", "x")], [("a", 1), ("b", "xyz")]),
+            ("a member removed", [("a", 1), ("b", "x")], [("b", "x")]),
+            ("a member added", [("b", "x")], [("a", 1), ("b", "x")]),
+            ("members reordered", [("a", 1), ("b", "x")], [("b", "x"), ("a", 1)]),
+            ("nothing before the end", [], [("a", 1)]),
+        ]
+        for (what, x, y) in cases {
+            try assertSame(object(x), object(y), what)
+            try assertSame(object(y), object(x), "reversed: " + what)
+        }
+        try assertSame(.obj(["a": .obj([:]), "b": 1]), .obj(["a": .obj([:]), "b": 2]), "an empty object")
+    }
+
+    /// An array whose elements are said (the entries of a spliced index): the same operations as scanning it, and
+    /// ranges that are not its elements are ignored.
+    func testArraysWithKnownElements() throws {
+        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
+            .split(separator: "\n").prefix(60)
+        let products = try lines.map { try JSONReader.parse(String($0)) }
+        var rng = SplitMix(seed: 7)
+        /// The document's bytes and where its products lie in them (written one by one, as a splice records them).
+        func written(_ list: [JSON]) throws -> ([UInt8], [Range<Int>]) {
+            var bytes = Array(#"{"version":1,"products":["#.utf8), ranges: [Range<Int>] = []
+            for (k, p) in list.enumerated() {
+                if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                let e = try JSONWriter().bytes(p)
+                ranges.append(bytes.count..<(bytes.count + e.count)); bytes += e
+            }
+            bytes += Array(#"],"keywords":{"drill":["a","b"],"saw":["c"]}}"#.utf8)
+            return (bytes, ranges)
+        }
+        for round in 0..<20 {
+            var list = products
+            let i = Int(rng.next() % UInt64(list.count))
+            switch round % 3 {
+            case 0: if case .object(var o) = list[i] { o["price"] = .double(Double(round)); list[i] = .object(o) }
+            case 1: list.remove(at: i)
+            default: list.insert(.obj(["itemId": .string("new-\(round)")]), at: i)
+            }
+            let (x, rx) = try written(products), (y, ry) = try written(list)
+            let expected = JSONPatch.diff(try JSONReader.parse(x), try JSONReader.parse(y))
+            XCTAssertEqual(JSONByteDiff.diff(x, y, arrays: (rx, ry)), expected, "round \(round)")
+            // Ranges off by one, or not all of the array's elements: not used, the array is scanned.
+            XCTAssertEqual(JSONByteDiff.diff(x, y, arrays: (rx.map { ($0.lowerBound + 1)..<$0.upperBound }, Array(ry.dropLast()))), expected, "round \(round), wrong ranges")
+        }
+    }
+
     /// Quotes and backslashes inside strings and keys (the scanner jumps from quote to quote).
     func testEscapesInStringsAndKeys() throws {
         let a: JSON = .obj(["k\"1": "x\\", "b": "q\"\\\"", "c": .array(["\\", "\"", "a\\\\\"b"]), "d": 1])

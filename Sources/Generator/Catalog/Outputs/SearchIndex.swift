@@ -37,7 +37,6 @@ struct SearchIndexOutput: CatalogOutput {
     func isIncluded(in c: CatalogContext) -> Bool { c.settings.seedIndexes }
 
     static func documents(_ c: CatalogContext) -> [SearchDocument] {
-        // Brand, category, name order: similar entries side by side make the files compress better.
         // Whether a brand or category name is a stand-in, decided once per distinct name (Foundation's trimming is slow).
         var standIn: [String: Bool] = [:]
         func isStandIn(_ name: String) -> Bool {
@@ -46,13 +45,34 @@ struct SearchIndexOutput: CatalogOutput {
             standIn[name] = v
             return v
         }
-        return c.searchOrder.map { c.model.products[$0] }.map { p in
-            let name = p.name
-            return SearchDocument(id: p.segment, name: name, brand: c.brandName(p), category: c.categoryName(p),
-                           description: p.descriptionIsName ? name : p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "",
-                           brandIsSearchable: p.brand.map { !isStandIn($0) } ?? false,
-                           categoryIsSearchable: p.categoryId != c.model.uncategorizedId && !isStandIn(c.categoryName(p)))
+        return c.searchOrder.map { document(c, c.model.products[$0], isStandIn: isStandIn) }
+    }
+
+    /// One product's document.
+    static func document(_ c: CatalogContext, _ p: Product, isStandIn: (String) -> Bool = SeedIndex.isStandInName) -> SearchDocument {
+        let name = p.name
+        return SearchDocument(id: p.segment, name: name, brand: c.brandName(p), category: c.categoryName(p),
+                              description: p.descriptionIsName ? name : p.description, price: p.price, rating: p.ratingAverage, imageUrl: p.imageUrl ?? "",
+                              brandIsSearchable: p.brand.map { !isStandIn($0) } ?? false,
+                              categoryIsSearchable: p.categoryId != c.model.uncategorizedId && !isStandIn(c.categoryName(p)))
+    }
+
+    /// The documents in search order (brand, category, name: similar entries side by side make the files compress
+    /// better), made once for both indexes and only when one is written whole (a splice makes just the entries it writes).
+    final class Documents: @unchecked Sendable {
+        private let context: CatalogContext
+        private var made: [SearchDocument]?
+        private let lock = NSLock()
+        init(_ c: CatalogContext) { context = c }
+        var all: [SearchDocument] {
+            lock.lock(); defer { lock.unlock() }
+            if let made { return made }
+            let docs = SearchIndexOutput.documents(context)
+            made = docs
+            return docs
         }
+        /// The document at position `k` of the search order.
+        func document(_ k: Int) -> SearchDocument { SearchIndexOutput.document(context, context.model.products[context.searchOrder[k]]) }
     }
 
     /// An entry's key: the product, whether compact, and the catalog context.
@@ -62,25 +82,9 @@ struct SearchIndexOutput: CatalogOutput {
     }
 
     /// The tail's key (keyword, category and brand maps): every document's searchable text, in the documents' order
-    /// (the compact index's own order is a function of that text). The text is gathered into one buffer, each field
-    /// with its length, and hashed once.
-    static func tailKey(_ docs: [SearchDocument], compact: Bool, context: Fingerprint) -> Fingerprint {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(docs.count * 320)
-        func add(_ s: String) {
-            var s = s
-            s.withUTF8 { u in
-                withUnsafeBytes(of: UInt32(u.count).littleEndian) { buffer += $0 }
-                buffer += u
-            }
-        }
-        for d in docs {
-            add(d.id); add(d.name); add(d.brand); add(d.category); add(d.description)
-            buffer.append((d.brandIsSearchable ? 1 : 0) | (d.categoryIsSearchable ? 2 : 0))
-        }
-        var h = FingerprintHasher("seed-tail")
-        h.add(compact); h.add(context); h.add(docs.count); h.add(bytes: buffer)
-        return h.finish()
+    /// (the compact index's own order is a function of that text).
+    static func tailKey(_ c: CatalogContext, compact: Bool) -> Fingerprint? {
+        c.searchTextFingerprint("seed-tail") { $0.add(compact) }
     }
 
     /// The compact index's order: category first (names within a category share more words than names within a brand:
@@ -111,31 +115,44 @@ struct SearchIndexOutput: CatalogOutput {
         // Streamed: each index is built and written as text when it is validated and staged, and released right after
         // (the full index of 100,000 products would be 12 million JSON values). Written from fragments (one per
         // entry, and the maps): a rebuild after price changes copies all but the changed entries.
-        let docs = Self.documents(c)
+        let docs = Documents(c)
+        let count = c.searchOrder.count
         let (version, generatedAt, threads) = (c.model.dataVersion, c.generatedAt, c.threads)
-        let weight = docs.count * 100
-        let context = c.contextFingerprint
+        let weight = count * 100
         let fullKeys = Self.entryKeys(c, compact: false), compactKeys = Self.entryKeys(c, compact: true)
+        let fullTail = Self.tailKey(c, compact: false), compactTail = Self.tailKey(c, compact: true)
         var files = [
             OutputFile(path: "search-index.json", kind: Self.full, stampsBuildTime: true, weight: weight) { out, reuse in
-                guard let context, let keys = fullKeys else {
-                    try SeedIndex.write(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads, to: out)
+                guard let keys = fullKeys, let tail = fullTail else {
+                    try SeedIndex.write(docs.all, version: version, generatedAt: generatedAt, compact: false, threads: threads, to: out)
                     return []
                 }
-                let fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: Self.tailKey(docs, compact: false, context: context), reuse: reuse)
-                try SeedIndex.write(docs, version: version, generatedAt: generatedAt, compact: false, threads: threads, fragments: fragments, to: out)
+                let fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: tail, reuse: reuse)
+                if try !SeedIndex.splice(count: count, document: docs.document, version: version, generatedAt: generatedAt, compact: false,
+                                         fragments: fragments, to: out) {
+                    try SeedIndex.write(docs.all, version: version, generatedAt: generatedAt, compact: false, threads: threads, fragments: fragments, to: out)
+                }
                 return Self.checks(out, reuse)
             },
             OutputFile(path: "search-index-compact.json", kind: Self.compact, stampsBuildTime: true, weight: weight / 2) { out, reuse in
-                guard let context, let keys = compactKeys else {
-                    try SeedIndex.write(docs, order: Self.compactOrder(docs), version: version, generatedAt: generatedAt, compact: true, threads: threads, to: out)
+                guard let keys = compactKeys, let tail = compactTail else {
+                    let all = docs.all
+                    try SeedIndex.write(all, order: Self.compactOrder(all), version: version, generatedAt: generatedAt, compact: true, threads: threads, to: out)
                     return []
                 }
                 // Spliced, the entries keep the earlier file's order (the text that decides it has not changed).
-                var fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: Self.tailKey(docs, compact: true, context: context), reuse: reuse)
-                let order = fragments.reusableOrder ?? Self.compactOrder(docs)
+                var fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: tail, reuse: reuse)
+                if let order = fragments.reusableOrder {
+                    fragments.order = order
+                    if try SeedIndex.splice(count: count, document: docs.document, order: order, version: version, generatedAt: generatedAt,
+                                            compact: true, fragments: fragments, to: out) {
+                        return Self.checks(out, reuse)
+                    }
+                }
+                let all = docs.all
+                let order = Self.compactOrder(all)
                 fragments.order = order
-                try SeedIndex.write(docs, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads, fragments: fragments, to: out)
+                try SeedIndex.write(all, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads, fragments: fragments, to: out)
                 return Self.checks(out, reuse)
             },
         ]
