@@ -74,7 +74,8 @@ public struct RankedIndexBuilder: Sendable {
     /// The same from documents handed over one at a time (see `Source`). Each stage releases what the next one
     /// no longer needs as it goes (chunk lists once merged, postings once scored, scores once written), so a
     /// million documents never hold their postings in three forms at once.
-    public func build(_ docs: Source, folder: String, threads: Int = 1) throws -> Output {
+    /// The term stage: term shards and vocabulary files (see `Terms`).
+    public func terms(_ docs: Source, folder: String, threads: Int = 1) throws -> Terms {
         let s = settings
         // Weighted term frequencies per document, in parallel chunks; each chunk gathers its own term → postings
         // map, merged in chunk order, so every list is in document order whatever the thread count.
@@ -124,7 +125,7 @@ public struct RankedIndexBuilder: Sendable {
         scored.sort { Self.byteOrder($0.term, $1.term) }
 
         let writer = JSONWriter()
-        var files: [(String, [UInt8])] = []
+        var files: [(path: String, text: [UInt8])] = []
         // Term shards by term range, written as text (millions of postings: no JSON value per number).
         var shardEntries: [JSON] = []
         var i = 0
@@ -161,6 +162,43 @@ public struct RankedIndexBuilder: Sendable {
             files.append((path, text))
             vocab.append(.obj(["length": .int(len), "path": .string(path)]))
         }
+        return Terms(files: files, count: scored.count, shards: .array(shardEntries), vocabulary: .array(vocab))
+    }
+
+    /// The term shards and vocabulary files, and what the meta file says of them: made from the documents' text
+    /// (fields, their weights, the order) alone, so an index whose documents changed only in what is stored (a price)
+    /// may keep them from an earlier build (see `init(meta:)`).
+    public struct Terms: @unchecked Sendable {
+        /// The files' text; empty for terms read from an earlier meta file (their files are kept where they are).
+        public var files: [(path: String, text: [UInt8])]
+        public var count: Int
+        /// The meta file's `termShards` and `vocabulary`.
+        public var shards: JSON, vocabulary: JSON
+
+        /// The terms an earlier meta file of this builder lists; nil when it does not list them as this builder writes.
+        public init?(meta: JSON) {
+            guard let count = meta["terms"]?.intValue, let shards = meta["termShards"], let vocabulary = meta["vocabulary"],
+                  let s = shards.arrayValue, let v = vocabulary.arrayValue,
+                  s.allSatisfy({ $0["path"]?.stringValue != nil && $0["first"]?.stringValue != nil && $0["last"]?.stringValue != nil }),
+                  v.allSatisfy({ $0["path"]?.stringValue != nil && $0["length"]?.intValue != nil }) else { return nil }
+            self.files = []; self.count = count; self.shards = shards; self.vocabulary = vocabulary
+        }
+        init(files: [(path: String, text: [UInt8])], count: Int, shards: JSON, vocabulary: JSON) {
+            self.files = files; self.count = count; self.shards = shards; self.vocabulary = vocabulary
+        }
+
+        /// The paths of the term shards and vocabulary files, as the meta file lists them.
+        public var paths: [String] {
+            (shards.arrayValue ?? []).compactMap { $0["path"]?.stringValue } + (vocabulary.arrayValue ?? []).compactMap { $0["path"]?.stringValue }
+        }
+    }
+
+    /// The whole index; with `terms` (from `terms(_:folder:threads:)`, or an earlier meta file for documents of the
+    /// same text), only the result store and the meta file are made, and the output lists no term or vocabulary file.
+    public func build(_ docs: Source, folder: String, threads: Int = 1, terms: Terms? = nil) throws -> Output {
+        let t = try terms ?? self.terms(docs, folder: folder, threads: threads)
+        let s = settings
+        var files = t.files
         // Result store in document order. A shard ends early rather than split a group that would fit in the next
         // one, so the results of a query within one group (one brand) need one shard.
         var store: [JSON] = []
@@ -191,7 +229,7 @@ public struct RankedIndexBuilder: Sendable {
         let meta: JSON = .obj([
             "format": 1,
             "documents": .int(docs.count),
-            "terms": .int(scored.count),
+            "terms": .int(t.count),
             "ranking": .obj(["model": "BM25F", "k1": .double(s.k1), "b": .double(s.b), "scoreScale": .double(s.scale),
                              "fieldWeights": .object(JSONObject(Self.fieldWeights(docs).map { ($0.0, JSON.double($0.1)) }))]),
             "analyzer": .obj(["stopWords": .strings(Analyzer.stopWords.sorted()), "minimumLength": .int(Analyzer.minimumLength),
@@ -199,12 +237,12 @@ public struct RankedIndexBuilder: Sendable {
             "query": .obj(["prefixLastTerm": true, "prefixExpansions": .int(Query.prefixExpansions),
                            "prefixWeight": .double(Query.prefixWeight), "typoMinimumLength": .int(Query.typoMinimumLength),
                            "typoWeight": .double(Query.typoWeight)]),
-            "termShards": .array(shardEntries),
-            "vocabulary": .array(vocab),
+            "termShards": t.shards,
+            "vocabulary": t.vocabulary,
             "store": .obj(["maxShardSize": .int(s.storeShardSize), "shards": .array(store)]),
         ])
         let metaPath = "\(folder)/meta.json"
-        files.append((metaPath, try writer.bytes(meta)))
+        files.append((metaPath, try JSONWriter().bytes(meta)))
         return Output(files: files, metaPath: metaPath)
     }
 

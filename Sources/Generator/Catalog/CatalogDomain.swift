@@ -54,7 +54,8 @@ public struct CatalogDomain: Domain {
         let model = try load(context)
         clock.lap("catalog load")
         let settings = try CatalogSettings.read(context.site, file: context.siteFile)
-        let catalog = CatalogContext(model: model, site: context.site, settings: settings, generatedAt: context.generatedAt, threads: context.threads)
+        let catalog = CatalogContext(model: model, site: context.site, settings: settings, generatedAt: context.generatedAt, threads: context.threads,
+                                     earlier: context.earlier)
         var result = DomainResult(report: model.report)
         // Units render concurrently (each is also parallel inside): their serial parts overlap. Shared lazy state is
         // built first, and results are collected by unit, so the output order never depends on timing.

@@ -184,6 +184,25 @@ public enum Build {
             return summary
         }
 
+        // The release this one follows, and the tree in the output with what its files were made from (the build
+        // cache): read before the domains, which may keep parts of their work from it.
+        let previous = try previousRelease()
+        // The tree in the output folder, whose unchanged files are linked rather than written (with a site or a new
+        // history, whatever release it holds).
+        let current = try options.previousSite == nil && !options.firstRelease
+            && (options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true)
+            ? previous : PreviousRelease.load(from: options.output)
+        // What the files of that tree were made from: files whose fingerprint is unchanged are kept, not rendered.
+        let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
+        var cache: [String: BuildCache.Entry] = [:]
+        if options.useCache, let current {
+            switch BuildCache.load(cacheFile, release: current.fileIndex.sha256) {
+            case .success(let c): cache = c.entries
+            case .failure(let why): summary.notes.append(why.description)
+            }
+        }
+        if !cache.isEmpty, let current { context.earlier = EarlierTree(cache: cache, release: current) }
+
         // Emit: every present domain renders its files.
         var files: [OutputFile] = []
         var later: [@Sendable () throws -> [OutputFile]] = []
@@ -206,7 +225,6 @@ public enum Build {
         let siteAppConfig = !files.contains { $0.path == "app-config.json" }
         if siteAppConfig { kinds[AppConfigOutput.kind.name] = AppConfigOutput.kind }
 
-        let previous = try previousRelease()
         for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest, OpenAPIDocument.kind] { kinds[k.name] = k }
         // Schemas of every kind used, then the files GitHub Pages needs: .nojekyll (serve the tree as is) and 404.html.
         // (Room made for them at once: appending would double the capacity of a list of a million files.)
@@ -232,23 +250,9 @@ public enum Build {
         // One compiled copy per worker, shared by both serialise passes.
         let checkers = try [checker] + (1..<options.threads).map { _ in try checker.copy() }
         stage("compile schemas")
-        // The tree in the output folder, whose unchanged files are linked rather than written (with a site or a new
-        // history, whatever release it holds).
-        let current = try options.previousSite == nil && !options.firstRelease
-            && (options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true)
-            ? previous : PreviousRelease.load(from: options.output)
         let staged = try StagedTree(output: options.output, previous: Dictionary(
             (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }), expectedFiles: files.count)
         defer { staged.discard() }  // after a failure; nothing once committed
-        // What the files of that tree were made from: files whose fingerprint is unchanged are kept, not rendered.
-        let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
-        var cache: [String: BuildCache.Entry] = [:]
-        if options.useCache, let current {
-            switch BuildCache.load(cacheFile, release: current.fileIndex.sha256) {
-            case .success(let c): cache = c.entries
-            case .failure(let why): summary.notes.append(why.description)
-            }
-        }
         begin("checking and writing files", total: files.count)
         // A file the cache describes, as the output has it now (checked against its index entry).
         let earlier: (String, BuildCache.Entry) -> EarlierFile? = { path, entry in
@@ -277,6 +281,7 @@ public enum Build {
         ticker?.end()
         files += last
         stage("validate, serialise and stage")
+        summary.notes += context.earlier?.notes ?? []
         summary.warnings += try PagesRules.check(zip(files, rendered).map { .init(path: $1.path, size: $1.size, sizeSetting: $0.kind?.sizeSetting) },
                                                  target: site.target)
 

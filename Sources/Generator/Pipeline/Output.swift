@@ -195,6 +195,8 @@ public struct BuildContext: Sendable {
     public var skipBadRows: Bool
     /// Results kept from earlier builds of the same process (`BuildOptions.memory`), or nil.
     public var memory: BuildMemory?
+    /// The output's tree as the build cache describes it, when there is a cache this build may use.
+    var earlier: EarlierTree?
 
     public init(site: SiteConfig, inputDirectory: URL, epochSeconds: Int, threads: Int, skipBadRows: Bool = false) {
         self.site = site; self.inputDirectory = inputDirectory; self.epochSeconds = epochSeconds
@@ -229,4 +231,34 @@ public enum ISODate {
     }
     /// `YYYY-MM-DD` of an epoch time (UTC).
     public static func day(epochSeconds: Int) -> String { String(format(epochSeconds: epochSeconds).prefix(10)) }
+}
+
+/// The tree in the output as the build cache describes it (a cache of this executable, for the release the output
+/// holds): what each file was made from, and its bytes, checked against the release's index. With it a domain keeps
+/// work the cache cannot keep by path alone: the ranked index's term shards, named by their content.
+final class EarlierTree: @unchecked Sendable {
+    private let cache: [String: BuildCache.Entry]
+    private let release: PreviousRelease
+
+    private let lock = NSLock()
+    private var said: [String] = []
+
+    init(cache: [String: BuildCache.Entry], release: PreviousRelease) { self.cache = cache; self.release = release }
+
+    /// What was kept this way, for the build's summary.
+    var notes: [String] { lock.lock(); defer { lock.unlock() }; return said }
+    func note(_ text: String) { lock.lock(); said.append(text); lock.unlock() }
+
+    /// The files the cache says were made from `fingerprint`.
+    func paths(madeFrom fingerprint: Fingerprint) -> Set<String> {
+        Set(cache.lazy.filter { $0.value.fingerprint == fingerprint }.map(\.key))
+    }
+
+    /// A file's bytes, when the output still has it as the release's index describes it (size and hash).
+    func read(_ path: String) -> [UInt8]? {
+        guard let file = release.earlier(path) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: file.size)
+        guard bytes.withUnsafeMutableBytes({ file.read(0, $0) }) else { return nil }
+        return bytes
+    }
 }

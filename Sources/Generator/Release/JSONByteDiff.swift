@@ -173,7 +173,16 @@ enum JSONByteDiff {
         }
 
         func value(_ r: Range<Int>) -> JSON? { try? JSONReader.parse(UnsafeBufferPointer(rebasing: bytes[r])) }
-        func key(_ r: Range<Int>) -> String? { value(r)?.stringValue }
+        /// A member's key. Without a backslash its text between the quotes is the key (no parse: a keyword map has
+        /// 100,000 keys).
+        func key(_ r: Range<Int>) -> String? {
+            guard r.count >= 2, bytes[r.lowerBound] == 0x22, bytes[r.upperBound - 1] == 0x22 else { return nil }
+            let inner = UnsafeBufferPointer(rebasing: bytes[(r.lowerBound + 1)..<(r.upperBound - 1)])
+            if inner.isEmpty { return "" }
+            if memchr(inner.baseAddress!, 0x5C, inner.count) == nil, !inner.contains(where: { $0 < 0x20 }),
+               let s = String(validating: inner, as: UTF8.self) { return s }
+            return value(r)?.stringValue
+        }
     }
 
     /// The same walk as `JSONPatch.diff`, over byte ranges.

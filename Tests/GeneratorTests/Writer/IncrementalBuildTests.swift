@@ -169,9 +169,13 @@ final class IncrementalBuildTests: XCTestCase {
         try catalog.write(to: input)
         _ = try build(input, inc, day: 0)
         var r = Random(state: 11)
-        for day in 1...2 {
+        let termsKept = "term and vocabulary files kept from the build before"
+        for day in 1...3 {
             for k in 0..<8 { _ = Self.change("price", &catalog, &r, serial: day * 10 + k) }
             try catalog.write(to: input)
+            // The third time, a term shard is missing from the output: the terms are made again for it.
+            let shards = try FileManager.default.contentsOfDirectory(atPath: inc.appendingPathComponent("search/terms").path).sorted()
+            if day == 3 { try FileManager.default.removeItem(at: inc.appendingPathComponent("search/terms/\(shards[shards.count / 2])")) }
             try? FileManager.default.removeItem(at: full)
             try FileManager.default.createDirectory(at: full.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: inc, to: full)
@@ -183,8 +187,15 @@ final class IncrementalBuildTests: XCTestCase {
             // Both indexes: every entry but the (at most 8) changed ones, and the tail of each.
             XCTAssertGreaterThanOrEqual(a.copiedFragments, 2 * (priced - 8) + 2, "release \(day + 1): the indexes were not spliced")
             XCTAssertEqual(b.copiedFragments, 0)
+            // Prices are not searchable text: the ranked index's terms are kept, only its result store is made.
+            XCTAssertTrue(a.notes.contains { $0.contains(termsKept) }, "release \(day + 1): \(a.notes)")
+            XCTAssertFalse(b.notes.contains { $0.contains(termsKept) })
             XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full), "release \(day + 1)")
         }
+        // A name is: the terms are made again.
+        _ = Self.change("name", &catalog, &r, serial: 99)
+        try catalog.write(to: input)
+        XCTAssertFalse(try build(input, inc, day: 4).notes.contains { $0.contains(termsKept) })
     }
 
     /// A spliced index checks the entries it wrote against the entry schema: a bad one is refused, naming the file.

@@ -9,9 +9,12 @@ final class CatalogContext: @unchecked Sendable {
     let settings: CatalogSettings
     let generatedAt: String
     let threads: Int
+    /// The output's tree, for work kept from the build that made it (see `EarlierTree`).
+    let earlier: EarlierTree?
 
-    init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int) {
+    init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int, earlier: EarlierTree? = nil) {
         self.model = model; self.site = site; self.settings = settings; self.generatedAt = generatedAt; self.threads = threads
+        self.earlier = earlier
     }
 
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side

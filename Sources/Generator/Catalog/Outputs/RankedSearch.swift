@@ -71,13 +71,54 @@ struct RankedSearchOutput: CatalogOutput {
         }, group: { products[order[$0]].brandKey ?? "" })
     }
 
+    static func kind(_ path: String) -> OutputKind {
+        path == "search/meta.json" ? meta : path.hasPrefix("search/terms/") ? terms : path.hasPrefix("search/vocab/") ? vocabulary : store
+    }
+
     func render(_ c: CatalogContext) throws -> [OutputFile] {
-        let out = try RankedIndexBuilder().build(Self.documents(c), folder: "search", threads: c.threads)
-        return out.files.map { path, text in
-            let kind = path == out.metaPath ? Self.meta : path.hasPrefix("search/terms/") ? Self.terms
-                : path.hasPrefix("search/vocab/") ? Self.vocabulary : Self.store
+        let docs = Self.documents(c), builder = RankedIndexBuilder(), threads = c.threads
+        // Term shards and vocabulary depend on the documents' text alone: when it is as it was, they stay as they are
+        // in the output (found through the earlier meta file) and only the result store and the meta file are made.
+        let textKey = c.searchTextFingerprint("ranked-terms")
+        var kept: [OutputFile] = []
+        var out: RankedIndexBuilder.Output
+        if let textKey, let earlier = c.earlier, let terms = Self.earlierTerms(earlier, textKey) {
+            out = try builder.build(docs, folder: "search", threads: threads, terms: terms)
+            earlier.note("search/: \(terms.paths.count) term and vocabulary files kept from the build before (no searchable text changed)")
+            // Each is kept by its fingerprint; one the output no longer has as it was is made again (the whole term
+            // stage, once, whichever file asks first).
+            let whole = Once { try builder.terms(docs, folder: "search", threads: threads).files }
+            kept = terms.paths.map { path in
+                var f = OutputFile(path: path, kind: Self.kind(path), weight: 1) { text in
+                    guard let made = try whole.value().first(where: { $0.path == path }) else { throw RankedTermsChanged(path: path) }
+                    text.raw(made.text)
+                }
+                f.fingerprint = textKey
+                return f
+            }
+        } else {
+            out = try builder.build(docs, folder: "search", threads: threads)
+        }
+        return kept + out.files.map { path, text in
+            let kind = Self.kind(path)
             // Already text (its name is a hash of it): checked against the kind's schema from these bytes.
-            return OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
+            var f = OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
+            if kind === Self.terms || kind === Self.vocabulary { f.fingerprint = textKey }
+            return f
         } + (try WebSearch.files(folder: "search", name: "search", title: "Search \(c.site.siteName)"))
+    }
+
+    /// The terms of the earlier build, when its term files were made from the same text (their fingerprint) and its
+    /// meta file lists exactly those files.
+    static func earlierTerms(_ earlier: EarlierTree, _ textKey: Fingerprint) -> RankedIndexBuilder.Terms? {
+        let paths = earlier.paths(madeFrom: textKey)
+        guard !paths.isEmpty, let bytes = earlier.read("search/meta.json"), let meta = try? JSONReader.parse(bytes),
+              let terms = RankedIndexBuilder.Terms(meta: meta), terms.paths.count == paths.count, Set(terms.paths) == paths else { return nil }
+        return terms
+    }
+
+    struct RankedTermsChanged: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "\(path): the ranked index's terms came out differently from the build before with the same text" }
     }
 }
