@@ -9,16 +9,25 @@ public enum TreePath {
     public static func rejection(_ path: String) -> String? {
         if path.isEmpty { return "empty path" }
         if path.hasPrefix("/") { return "absolute path: not inside the tree" }
-        for s in path.unicodeScalars {
-            if s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0) { return "control character in path" }
-            if s == "\\" { return "backslash in path" }
+        // Over the UTF-8 bytes (a file index lists 100,000 paths): C1 controls are 0xC2 0x80…0x9F there.
+        var path = path
+        return path.withUTF8 { u in
+            var previous: UInt8 = 0
+            for b in u {
+                if b < 0x20 || b == 0x7F || (previous == 0xC2 && b >= 0x80 && b < 0xA0) { return "control character in path" }
+                if b == UInt8(ascii: "\\") { return "backslash in path" }
+                previous = b
+            }
+            var start = 0
+            for end in 0...u.count where end == u.count || u[end] == UInt8(ascii: "/") {
+                let n = end - start
+                if n == 2 && u[start] == UInt8(ascii: ".") && u[start + 1] == UInt8(ascii: ".") { return "path climbs out of the tree ('..')" }
+                if n == 1 && u[start] == UInt8(ascii: ".") { return "'.' segment in path" }
+                if n == 0 { return "empty segment in path" }
+                start = end + 1
+            }
+            return nil
         }
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            if segment == ".." { return "path climbs out of the tree ('..')" }
-            if segment == "." { return "'.' segment in path" }
-            if segment.isEmpty { return "empty segment in path" }
-        }
-        return nil
     }
 
     /// A path or message as it may be printed: control characters escaped, long text cut.

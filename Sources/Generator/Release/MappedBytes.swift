@@ -10,11 +10,14 @@ import Glibc
 final class MappedBytes: @unchecked Sendable {
     let buffer: UnsafeBufferPointer<UInt8>
     private let release: () -> Void
+    /// The mapped file's identity and times when it was mapped (nil: bytes held in memory).
+    let stamp: FileStamp?
 
     /// Maps the whole of the regular file open at `fd` (the caller keeps and closes the descriptor).
     init?(fd: Int32) {
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        stamp = FileStamp(st)
         let size = Int(st.st_size)
         if size == 0 {
             buffer = UnsafeBufferPointer(start: nil, count: 0)
@@ -28,6 +31,7 @@ final class MappedBytes: @unchecked Sendable {
 
     /// Bytes held in memory.
     init(_ bytes: [UInt8]) {
+        stamp = nil
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         _ = copy.initialize(from: bytes)
         buffer = UnsafeBufferPointer(start: copy.baseAddress, count: bytes.count)
@@ -39,17 +43,49 @@ final class MappedBytes: @unchecked Sendable {
     var count: Int { buffer.count }
 }
 
+/// What tells a file apart from its later versions without reading it: device, inode, size, and the times of its
+/// last change of content (mtime) and of anything (ctime, which no caller can set back). Equal stamps mean the
+/// bytes hashed under the first are still the file's.
+struct FileStamp: Equatable, Sendable {
+    let device: UInt64, inode: UInt64, size: Int64
+    let modified: (Int, Int), changed: (Int, Int)
+    init(_ st: stat) {
+        device = UInt64(st.st_dev); inode = UInt64(st.st_ino); size = Int64(st.st_size)
+        modified = (st.st_mtim.tv_sec, st.st_mtim.tv_nsec); changed = (st.st_ctim.tv_sec, st.st_ctim.tv_nsec)
+    }
+    static func == (a: FileStamp, b: FileStamp) -> Bool {
+        a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified == b.modified && a.changed == b.changed
+    }
+}
+
+/// Files of a previous release already hashed and found as its index lists them, by path, with their stamp then.
+final class VerifiedFiles: @unchecked Sendable {
+    private var stamps: [String: FileStamp] = [:]
+    private let lock = NSLock()
+    func add(_ path: String, _ stamp: FileStamp) { lock.lock(); stamps[path] = stamp; lock.unlock() }
+    /// Whether the file at `path` was verified and still has the stamp it had then.
+    func has(_ path: String, _ stamp: FileStamp?) -> Bool {
+        guard let stamp else { return false }
+        lock.lock(); defer { lock.unlock() }
+        return stamps[path] == stamp
+    }
+}
+
 /// A file of the previous tree read in parts (`pread`), after its size and sha256 were checked against its index entry
 /// by reading it once in blocks: a rebuild copies most of a 90 MB index from it without holding it in memory.
 final class EarlierFile: @unchecked Sendable {
     private let fd: Int32
     let size: Int
 
+    /// The file's stamp, taken before it was hashed and found unchanged after.
+    let stamp: FileStamp
+
     /// Opens and checks the file; nil (and closed) when it is not the file the entry describes.
     init?(fd: Int32, expected: FileEntry) {
         self.fd = fd
         var st = stat()
         guard fstat(fd, &st) == 0, Int(st.st_size) == expected.size else { close(fd); return nil }
+        stamp = FileStamp(st)
         size = expected.size
         var h = SHA256()
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -62,7 +98,7 @@ final class EarlierFile: @unchecked Sendable {
             h.update(bufferPointer: UnsafeRawBufferPointer(rebasing: block[..<n]))
             at += n
         }
-        guard BuildCache.hex(Array(h.finalize())) == expected.sha256 else { close(fd); return nil }
+        guard BuildCache.hex(Array(h.finalize())) == expected.sha256, fstat(fd, &st) == 0, FileStamp(st) == stamp else { close(fd); return nil }
     }
 
     deinit { close(fd) }

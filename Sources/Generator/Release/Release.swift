@@ -26,6 +26,8 @@ public struct PreviousRelease: Sendable {
     public var root: URL
     /// `files` by path: what each file read later (older indexes, old versions of changed files) is checked against.
     let entries: [String: FileEntry]
+    /// Its files hashed already in this build (see `earlier`), not hashed again while unchanged.
+    let verified = VerifiedFiles()
 
     /// Where its files come from (a folder read without leaving it, or the site over HTTP).
     let source: ReleaseSource
@@ -149,7 +151,9 @@ public struct PreviousRelease: Sendable {
     /// is not in a folder, or the folder no longer has that file as listed).
     func earlier(_ path: String) -> EarlierFile? {
         guard let tree = source as? TreeReader, let e = entries[path], let fd = try? tree.openFile(checked: path) else { return nil }
-        return EarlierFile(fd: fd, expected: e)
+        guard let file = EarlierFile(fd: fd, expected: e) else { return nil }
+        verified.add(path, file.stamp)
+        return file
     }
 
     /// The same as `readIfPresent`, without copying the file (mapped from a folder).
@@ -160,7 +164,8 @@ public struct PreviousRelease: Sendable {
         }
         if let e = entries[path] {
             if bytes.count != e.size { throw source.failure("\(TreeReader.shown(path)): \(bytes.count) bytes where the release lists \(e.size)") }
-            if Build.sha256Hex(UnsafeRawBufferPointer(bytes.buffer)) != e.sha256 { throw source.failure("\(TreeReader.shown(path)): sha256 differs from the one the release lists") }
+            // (Hashed once per build: a file the build read from already and that has not changed since is not again.)
+            if !verified.has(path, bytes.stamp), Build.sha256Hex(UnsafeRawBufferPointer(bytes.buffer)) != e.sha256 { throw source.failure("\(TreeReader.shown(path)): sha256 differs from the one the release lists") }
         }
         return bytes
     }
