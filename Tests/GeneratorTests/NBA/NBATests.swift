@@ -81,25 +81,26 @@ final class NBATests: XCTestCase {
     }
 
     /// Monte Carlo p_over within 4 standard errors of the closed form, for every game of a season.
-    func testMonteCarloAgreesWithTheExactProbabilityForAWholeSeason() {
+    func testMonteCarloAgreesWithTheExactProbabilityForAWholeSeason() throws {
         let s = NBASettings()
         let model = TotalsModel(s: s)
         let games = Self.realData.games.filter { $0.season == "2022-23" }
-        var checked = 0, outside: [String] = []
-        var cache: [String: [Int: TeamForm]] = [:]
-        for g in games {
-            guard let line = Self.realData.lines[g.id] else { continue }
-            let forms = cache[g.date] ?? TeamForm.asOf(g.date, season: g.season, games: games)
-            cache[g.date] = forms
-            let p = TotalsModel.project(home: forms[g.home] ?? TeamForm(), away: forms[g.away] ?? TeamForm())
+        // Each date's forms, then each game with a line, on both cores.
+        let dates = Array(Set(games.map(\.date))).sorted()
+        let formsByDate = TestSupport.concurrently(dates.count) { k in TeamForm.asOf(dates[k], season: "2022-23", games: games) }
+        var forms: [String: [Int: TeamForm]] = [:]
+        for (k, d) in dates.enumerated() { forms[d] = try? formsByDate[k].get() }
+        let lined = games.filter { Self.realData.lines[$0.id] != nil }
+        let verdicts = TestSupport.concurrently(lined.count) { k -> String? in
+            let g = lined[k], line = Self.realData.lines[g.id]!, f = forms[g.date]!
+            let p = TotalsModel.project(home: f[g.home] ?? TeamForm(), away: f[g.away] ?? TeamForm())
             let sim = model.simulate(p, line: line.total, seed: TotalsModel.seed(g.id, s.modelKey))
             let exact = model.exactOver(p, line: line.total)
             let se = (exact * (1 - exact) / Double(s.simulations)).squareRoot()
-            if abs(sim.pOver - exact) > 4 * se { outside.append("\(g.id): \(sim.pOver) vs \(exact)") }
-            checked += 1
+            return abs(sim.pOver - exact) > 4 * se ? "\(g.id): \(sim.pOver) vs \(exact)" : nil
         }
-        XCTAssertEqual(checked, 662)
-        XCTAssertEqual(outside, [])
+        XCTAssertEqual(lined.count, 662)
+        XCTAssertEqual(try verdicts.map { try $0.get() }.compactMap { $0 }, [])
     }
 
     /// Four real seasons compile (with the catalog, so the tree is complete); games without a line are NO_LINE;
