@@ -315,9 +315,8 @@ public struct CatalogDomain: Domain {
         }
         model.dataVersion = String(hasher.finalize().map { String(format: "%02x", $0) }.joined().prefix(12))
         if context.site.sourceFingerprint != nil {
-            let both = Parallel.map(products.count, threads: context.threads) { (Self.fingerprint(products[$0]), Self.textFingerprint(products[$0])) }
-            model.productFingerprints = both.map(\.0)
-            model.textFingerprints = both.map(\.1)
+            model.productFingerprints = Parallel.map(products.count, threads: context.threads) { Self.fingerprint(products[$0]) }
+            model.textFingerprints = Parallel.map(products.count, threads: context.threads) { Self.textFingerprint(products[$0]) }
         }
         return model
     }
