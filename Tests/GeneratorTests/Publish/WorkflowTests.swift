@@ -97,14 +97,19 @@ final class WorkflowTests: XCTestCase {
             }
             return found
         }
+        // For each linter, a PATH holding bash and every linter but that one; linted two at a time.
+        var bins: [URL] = []
         for absent in Self.linters {
-            // A PATH holding bash and every linter but one.
             let bin = TestSupport.tempDir("bin-without-\(absent)")
             for tool in ["bash"] + Self.linters where tool != absent {
                 let found = try XCTUnwrap(which(tool), "\(tool) is not installed (bash .ci/run installs it)")
                 try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent(tool).path, withDestinationPath: found)
             }
-            let r = try runLint(workflow, env: ["PATH": bin.path])
+            bins.append(bin)
+        }
+        let runs = TestSupport.concurrently(bins.count) { k in try self.runLint(self.workflow, env: ["PATH": bins[k].path]) }
+        for (k, absent) in Self.linters.enumerated() {
+            let r = try runs[k].get()
             XCTAssertEqual(r.status, 1, "\(absent): \(r.output)")
             XCTAssertTrue(r.output.contains("\(absent) not found on PATH; install it with: "), "\(absent): \(r.output)")
             XCTAssertTrue(r.output.contains(install[absent]!), "\(absent): no install command in: \(r.output)")

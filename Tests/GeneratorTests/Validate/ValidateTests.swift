@@ -23,7 +23,12 @@ final class ValidateTests: XCTestCase {
 
     /// Both judges' verdicts (exit codes) and output.
     func judge(_ dist: URL) throws -> (ours: (Int32, String), python: (Int32, String)) {
-        (try TestSupport.runCLI(["validate", dist.path]), try TestSupport.run(["python3", checkDist.path, dist.path]))
+        // (Side by side: each is a process of its own.)
+        let both = TestSupport.concurrently(2) { k in
+            k == 0 ? try TestSupport.runCLI(["validate", dist.path]) : try TestSupport.run(["python3", self.checkDist.path, dist.path])
+        }
+        let ours = try both[0].get(), python = try both[1].get()
+        return ((ours.status, ours.output), (python.status, python.output))
     }
 
     func assertBothReject(_ dist: URL, mentioning path: String, file: StaticString = #filePath, line: UInt = #line) throws {
