@@ -134,6 +134,14 @@ enum TestSupport {
         return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// The two judges of a tree side by side, each a process of its own: python-jsonschema's `check-dist.py` (from
+    /// ../shared/tools) and our `generator validate`.
+    static func judges(_ tree: URL) -> (python: Result<(status: Int32, output: String), Error>, ours: Result<(status: Int32, output: String), Error>) {
+        let checkDist = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
+        let both = concurrently(2) { k in k == 0 ? try run(["python3", checkDist.path, tree.path]) : try runCLI(["validate", tree.path]) }
+        return (both[0], both[1])
+    }
+
     /// Runs the CLI (in `cwd` when given); returns exit status and stderr+stdout.
     static func runCLI(_ args: [String], cwd: URL? = nil, env: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let p = Process()

@@ -122,11 +122,10 @@ final class LargeCatalogTests: XCTestCase {
 
     /// check-dist.py (python-jsonschema) and `generator validate` accept the tree.
     func testLargeTreePassesBothJudges() throws {
-        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
-        let python = try TestSupport.run(["python3", checkDist.path, Self.trees.two.path])
+        let judged = TestSupport.judges(Self.trees.two)
+        let python = try judged.python.get(), ours = try judged.ours.get()
         XCTAssertEqual(python.status, 0, String(python.output.suffix(2000)))
         XCTAssertTrue(python.output.hasSuffix(" 0 failed\n"), String(python.output.suffix(300)))
-        let ours = try TestSupport.runCLI(["validate", Self.trees.two.path])
         XCTAssertEqual(ours.status, 0, String(ours.output.suffix(2000)))
     }
 

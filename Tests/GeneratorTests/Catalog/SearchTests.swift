@@ -99,11 +99,10 @@ final class SearchTests: XCTestCase {
 
     /// The real-corpus tree passes check-dist.py (python-jsonschema) and `generator validate`.
     func testRealTreePassesBothJudges() throws {
-        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
-        let python = try TestSupport.run(["python3", checkDist.path, Self.tree.path])
+        let judged = TestSupport.judges(Self.tree)
+        let python = try judged.python.get(), ours = try judged.ours.get()
         XCTAssertEqual(python.status, 0, String(python.output.suffix(2000)))
         XCTAssertTrue(python.output.hasSuffix(" 0 failed\n"), String(python.output.suffix(300)))
-        let ours = try TestSupport.runCLI(["validate", Self.tree.path])
         XCTAssertEqual(ours.status, 0, String(ours.output.suffix(2000)))
     }
 

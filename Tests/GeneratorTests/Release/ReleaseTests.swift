@@ -45,6 +45,22 @@ final class ReleaseTests: XCTestCase {
         XCTAssertEqual(r2.version, r1.version + 1)
         XCTAssertEqual(r2.currentVersion, "2023.11.15.1")
         let v2 = TestSupport.snapshot(out)
+        // The two outside judges (python's jsonpatch on every patch, python-jsonschema on the tree) run meanwhile,
+        // each a process of its own; their verdicts are read at the end.
+        let judges = TestSupport.tempDir("rel-judges")
+        func start(_ script: URL, _ args: [String], _ name: String) throws -> Process {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = ["python3", script.path] + args
+            FileManager.default.createFile(atPath: judges.appendingPathComponent(name).path, contents: nil)
+            let log = try FileHandle(forWritingTo: judges.appendingPathComponent(name))
+            p.standardOutput = log; p.standardError = log
+            try p.run()
+            return p
+        }
+        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
+        let patchesJudge = try start(TestSupport.repoRoot.appendingPathComponent("scripts/check-patches.py"), [oldCopy.path, out.path], "patches")
+        let distJudge = try start(checkDist, [out.path], "dist")
 
         // The delta lists exactly the files whose bytes differ (release bookkeeping aside).
         let deltaJSON = try JSONReader.parse(v2["releases/2/delta-from-1.json"]!)
@@ -73,13 +89,10 @@ final class ReleaseTests: XCTestCase {
         XCTAssertGreaterThan(patched, 10)
 
         // The same patches through python's jsonpatch (scripts/check-patches.py).
-        let py = Process()
-        py.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        py.arguments = ["python3", TestSupport.repoRoot.appendingPathComponent("scripts/check-patches.py").path, oldCopy.path, out.path]
-        let pipe = Pipe(); py.standardOutput = pipe; py.standardError = pipe
-        try py.run(); let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self); py.waitUntilExit()
+        patchesJudge.waitUntilExit()
+        let text = try String(contentsOf: judges.appendingPathComponent("patches"), encoding: .utf8)
         // Never skipped: without the module the script says how to install it, and this fails with that message.
-        XCTAssertEqual(py.terminationStatus, 0, text)
+        XCTAssertEqual(patchesJudge.terminationStatus, 0, text)
         XCTAssertTrue(text.contains("\(patched) passed, 0 failed"), text)
 
         // The app-side planner turns release 1's files into release 2's, verified.
@@ -104,9 +117,9 @@ final class ReleaseTests: XCTestCase {
         // The manifest stays small.
         XCTAssertLessThanOrEqual(v2["update-manifest.json"]!.count, 4096)
         // The release tree passes python-jsonschema's check (hashes, index, every schema).
-        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
-        let judged = try TestSupport.run(["python3", checkDist.path, out.path])
-        XCTAssertEqual(judged.status, 0, String(judged.output.suffix(1500)))
+        distJudge.waitUntilExit()
+        let judged = try String(contentsOf: judges.appendingPathComponent("dist"), encoding: .utf8)
+        XCTAssertEqual(distJudge.terminationStatus, 0, String(judged.suffix(1500)))
     }
 
     /// The build checks its release files against their schemas before it stages them, as it does every other file.

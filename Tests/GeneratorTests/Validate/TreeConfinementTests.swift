@@ -102,16 +102,18 @@ final class TreeConfinementTests: XCTestCase {
 
     func testCleanTreeStillPassesEverything() throws {
         let (tree, _, _) = try hostileCopy("clean")
-        let v = try cli(["validate", tree.path])
-        XCTAssertEqual(v.status, 0, v.output)
-        XCTAssertEqual(try cli(["diff", Self.clean.path, tree.path]).status, 0)
-        for index in ["ranked", "full", "compact"] {
-            let s = try cli(["search", tree.path, "drill", "--index", index])
-            XCTAssertEqual(s.status, 0, s.output)
-        }
-        // And as --previous: a second release on top of it.
+        // Every command that reads a tree (two at a time: each is a process of its own), and as --previous, a second
+        // release on top of it.
         let out = TestSupport.tempDir("confine-out").appendingPathComponent("dist")
-        let b = try cli(["build", "--input", TestSupport.defaultInput.path, "--out", out.path, "--previous", tree.path])
+        let commands = [["validate", tree.path], ["diff", Self.clean.path, tree.path]]
+            + ["ranked", "full", "compact"].map { ["search", tree.path, "drill", "--index", $0] }
+            + [["build", "--input", TestSupport.defaultInput.path, "--out", out.path, "--previous", tree.path]]
+        let runs = TestSupport.concurrently(commands.count) { k in try self.cli(commands[k]) }
+        for (k, c) in commands.enumerated().dropLast() {
+            let r = try runs[k].get()
+            XCTAssertEqual(r.status, 0, "\(c): \(r.output)")
+        }
+        let b = try runs.last!.get()
         XCTAssertEqual(b.status, 0, b.output)
         XCTAssertEqual(try cli(["validate", out.path]).status, 0)
     }
