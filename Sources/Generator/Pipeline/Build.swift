@@ -187,20 +187,7 @@ public enum Build {
         // The release this one follows, and the tree in the output with what its files were made from (the build
         // cache): read before the domains, which may keep parts of their work from it.
         let previous = try previousRelease()
-        // The tree in the output folder, whose unchanged files are linked rather than written (with a site or a new
-        // history, whatever release it holds).
-        let current = try options.previousSite == nil && !options.firstRelease
-            && (options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true)
-            ? previous : PreviousRelease.load(from: options.output)
-        // What the files of that tree were made from: files whose fingerprint is unchanged are kept, not rendered.
-        let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
-        var cache: [String: BuildCache.Entry] = [:]
-        if options.useCache, let current {
-            switch BuildCache.load(cacheFile, release: current.fileIndex.sha256) {
-            case .success(let c): cache = c.entries
-            case .failure(let why): summary.notes.append(why.description)
-            }
-        }
+        let (current, cache, cacheFile) = try outputTree(options, previous: previous, notes: &summary.notes)
         if !cache.isEmpty, let current { context.earlier = EarlierTree(cache: cache, release: current) }
 
         // Emit: every present domain renders its files.
@@ -371,6 +358,22 @@ public enum Build {
         var fragments: [(key: Fingerprint, range: Range<Int>)] = []
         var order: [Int32] = []
         var copiedFragments = 0
+    }
+
+    /// The tree in the output folder (`previous` when the build follows the output's own release, else whatever
+    /// release the output holds), whose unchanged files are kept rather than written, and what its files were made
+    /// from: the build cache, when it describes that tree (else empty, and `notes` says why).
+    static func outputTree(_ options: BuildOptions, previous: PreviousRelease?, notes: inout [String]) throws
+        -> (current: PreviousRelease?, cache: [String: BuildCache.Entry], cacheFile: URL) {
+        let current = try options.previousSite == nil && !options.firstRelease
+            && (options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true)
+            ? previous : PreviousRelease.load(from: options.output)
+        let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
+        guard options.useCache, let current else { return (current, [:], cacheFile) }
+        switch BuildCache.load(cacheFile, release: current.fileIndex.sha256) {
+        case .success(let c): return (current, c.entries, cacheFile)
+        case .failure(let why): notes.append(why.description); return (current, [:], cacheFile)
+        }
     }
 
     /// The fragments of the files written from fragments in this build and in the one before (as the cache says).
