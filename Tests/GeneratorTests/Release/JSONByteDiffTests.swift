@@ -36,7 +36,7 @@ final class JSONByteDiffTests: XCTestCase {
         let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
             .split(separator: "\n").prefix(120)
         let products = try lines.map { try JSONReader.parse(String($0)) }
-        var rng = SplitMix(seed: 24)
+        var rng = TestSupport.Random(state: 24)
         for round in 0..<40 {
             var list = products
             var edits: [String] = []
@@ -88,7 +88,7 @@ final class JSONByteDiffTests: XCTestCase {
         let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
             .split(separator: "\n").prefix(60)
         let products = try lines.map { try JSONReader.parse(String($0)) }
-        var rng = SplitMix(seed: 7)
+        var rng = TestSupport.Random(state: 7)
         /// The document's bytes and where its products lie in them (written one by one, as a splice records them).
         func written(_ list: [JSON]) throws -> ([UInt8], [Range<Int>]) {
             var bytes = Array(#"{"version":1,"products":["#.utf8), ranges: [Range<Int>] = []
@@ -130,18 +130,5 @@ final class JSONByteDiffTests: XCTestCase {
         XCTAssertNil(JSONByteDiff.diff(Array("[1,2] x".utf8), Array("[1]".utf8)))
         XCTAssertNil(JSONByteDiff.diff(Array("{\"a\" 1}".utf8), Array("{\"a\":2}".utf8)))
         XCTAssertEqual(JSONByteDiff.diff(Array("[1,2,3]".utf8), Array("[1,3]".utf8)), JSONPatch.diff([1, 2, 3], [1, 3]))
-    }
-
-    /// A small deterministic generator (the same edits on every machine).
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -114,6 +114,18 @@ final class IncrementalBuildTests: XCTestCase {
         return try Build.run(o)
     }
 
+    /// The next release built twice from the same previous tree: into `inc` with its cache, and into `full`, a copy of
+    /// `inc` made first, as a full one-thread build without a cache. (Side by side: the suite leaves a core idle.)
+    func incrementalAndFull(_ input: URL, _ inc: URL, _ full: URL, day: Int) throws -> (BuildSummary, BuildSummary) {
+        try? FileManager.default.removeItem(at: full)
+        try FileManager.default.createDirectory(at: full.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: inc, to: full)
+        let both = TestSupport.concurrently(2) { k in
+            k == 0 ? try self.build(input, inc, day: day) : try self.build(input, full, day: day, cache: false, threads: 1)
+        }
+        return (try both[0].get(), try both[1].get())
+    }
+
     /// Several releases of random change sets (every kind of change at least once), each tree built with the cache
     /// compared byte for byte with a full build (no cache, one thread) from a copy of the same previous tree.
     func testRandomChangeSetsGiveTheBytesOfAFullBuild() throws {
@@ -134,14 +146,7 @@ final class IncrementalBuildTests: XCTestCase {
             let round = k + 1
             let did = kinds.enumerated().map { Self.change($1, &catalog, &r, serial: round * 10 + $0) }
             try catalog.write(to: input)
-            try? FileManager.default.removeItem(at: full)
-            try FileManager.default.createDirectory(at: full.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: inc, to: full)
-            // (Side by side: the suite leaves a core idle.)
-            let both = TestSupport.concurrently(2) { k in
-                k == 0 ? try self.build(input, inc, day: round) : try self.build(input, full, day: round, cache: false, threads: 1)
-            }
-            let a = try both[0].get(), b = try both[1].get()
+            let (a, b) = try incrementalAndFull(input, inc, full, day: round)
             XCTAssertEqual(a.version, round + 1)
             XCTAssertEqual(b.reused, 0)
             // A product change leaves most pages as they were: kept by the cache, not rendered.
@@ -176,13 +181,7 @@ final class IncrementalBuildTests: XCTestCase {
             // The second time, a term shard is missing from the output: the terms are made again for it.
             let shards = try FileManager.default.contentsOfDirectory(atPath: inc.appendingPathComponent("search/terms").path).sorted()
             if day == 2 { try FileManager.default.removeItem(at: inc.appendingPathComponent("search/terms/\(shards[shards.count / 2])")) }
-            try? FileManager.default.removeItem(at: full)
-            try FileManager.default.createDirectory(at: full.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: inc, to: full)
-            let both = TestSupport.concurrently(2) { k in
-                k == 0 ? try self.build(input, inc, day: day) : try self.build(input, full, day: day, cache: false, threads: 1)
-            }
-            let a = try both[0].get(), b = try both[1].get()
+            let (a, b) = try incrementalAndFull(input, inc, full, day: day)
             let priced = catalog.products.filter { ($0["price"] as? NSNumber) != nil }.count
             // Both indexes: every entry but the (at most 8) changed ones, and the tail of each.
             XCTAssertGreaterThanOrEqual(a.copiedFragments, 2 * (priced - 8) + 2, "release \(day + 1): the indexes were not spliced")
