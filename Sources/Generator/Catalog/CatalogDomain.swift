@@ -69,6 +69,7 @@ public struct CatalogDomain: Domain {
         _ = catalog.categoryTrails
         _ = catalog.categoryTrailsByIndex
         _ = catalog.allProductsFingerprint   // (and the context's)
+        _ = catalog.allSearchTextFingerprint
         try order.wait()
         // Content-named units (the ranked index) are built later, alongside validation and serialisation of the rest.
         let included = CatalogOutputs.all.filter { $0.isIncluded(in: catalog) }

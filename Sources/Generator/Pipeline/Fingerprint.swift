@@ -9,13 +9,6 @@ public struct Fingerprint: Hashable, Sendable {
 
     init(a: UInt64, b: UInt64, c: UInt64, d: UInt64) { self.a = a; self.b = b; self.c = c; self.d = d }
 
-    /// From 32 bytes (a SHA-256 digest).
-    init<D: Sequence>(bytes: D) where D.Element == UInt8 {
-        var words = [UInt64](repeating: 0, count: 4), k = 0
-        for byte in bytes where k < 32 { words[k / 8] = words[k / 8] << 8 | UInt64(byte); k += 1 }
-        self.init(a: words[0], b: words[1], c: words[2], d: words[3])
-    }
-
     /// From a SHA-256 digest, without an array on the way (200,000 of them in a build of 100,000 products).
     init(digest: SHA256.Digest) {
         var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
@@ -37,7 +30,7 @@ public struct Fingerprint: Hashable, Sendable {
     func salted(_ salt: Fingerprint) -> Fingerprint { Fingerprint(a: a ^ salt.a, b: b ^ salt.b, c: c ^ salt.c, d: d ^ salt.d) }
 
     /// The fingerprint of a file's exact bytes (for inputs read whole, such as site.json).
-    static func of(_ bytes: [UInt8]) -> Fingerprint { Fingerprint(bytes: SHA256.hash(data: bytes)) }
+    static func of(_ bytes: [UInt8]) -> Fingerprint { Fingerprint(digest: SHA256.hash(data: bytes)) }
 }
 
 /// Builds a fingerprint from typed parts. Every part is written with its length or a fixed width, so two different

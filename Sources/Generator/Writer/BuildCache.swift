@@ -21,7 +21,7 @@ enum ToolIdentity {
             if n <= 0 { break }
             h.update(bufferPointer: UnsafeRawBufferPointer(rebasing: block[..<n]))
         }
-        return Fingerprint(bytes: h.finalize())
+        return Fingerprint(digest: h.finalize())
     }()
 }
 

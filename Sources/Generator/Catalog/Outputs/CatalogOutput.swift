@@ -104,18 +104,15 @@ final class CatalogContext: @unchecked Sendable {
         return h.finish()
     }
 
-    /// What a file made from every product's searchable text depends on (the seed indexes' word maps, the ranked
-    /// index's terms): its kind, `parts`, the context, and each product's text in search order (the order is part of
-    /// it). Nil without fingerprints.
-    func searchTextFingerprint(_ kind: String, _ parts: (inout FingerprintHasher) -> Void = { _ in }) -> Fingerprint? {
-        guard let context = contextFingerprint, model.textFingerprints.count == model.products.count else { return nil }
-        var h = FingerprintHasher(kind)
-        h.add(context)
-        parts(&h)
+    /// Every sellable product's searchable text together, in search order (the order is part of it): what the seed
+    /// indexes' word maps and the ranked index's terms are made from, besides the context (see `fingerprint`).
+    lazy var allSearchTextFingerprint: Fingerprint? = {
+        guard contextFingerprint != nil, model.textFingerprints.count == model.products.count else { return nil }
+        var h = FingerprintHasher("all-search-text")
         h.add(searchOrder.count)
         for i in searchOrder { h.add(model.textFingerprints[i]) }
         return h.finish()
-    }
+    }()
 
     func brandName(_ p: Product) -> String { p.brand ?? model.unbrandedName }
     func brandSlug(_ p: Product) -> String { p.brandIndex < 0 ? brandSlugs.unbranded : brandSlugs.byIndex[p.brandIndex] }

@@ -79,7 +79,7 @@ struct RankedSearchOutput: CatalogOutput {
         let docs = Self.documents(c), builder = RankedIndexBuilder(), threads = c.threads
         // Term shards and vocabulary depend on the documents' text alone: when it is as it was, they stay as they are
         // in the output (found through the earlier meta file) and only the result store and the meta file are made.
-        let textKey = c.searchTextFingerprint("ranked-terms")
+        let textKey = c.allSearchTextFingerprint.flatMap { text in c.fingerprint("ranked-terms", products: EmptyCollection()) { $0.add(text) } }
         var kept: [OutputFile] = []
         var out: RankedIndexBuilder.Output
         if let textKey, let earlier = c.earlier, let terms = Self.earlierTerms(earlier, textKey) {

@@ -61,16 +61,9 @@ struct SearchIndexOutput: CatalogOutput {
     /// better), made once for both indexes and only when one is written whole (a splice makes just the entries it writes).
     final class Documents: @unchecked Sendable {
         private let context: CatalogContext
-        private var made: [SearchDocument]?
-        private let lock = NSLock()
-        init(_ c: CatalogContext) { context = c }
-        var all: [SearchDocument] {
-            lock.lock(); defer { lock.unlock() }
-            if let made { return made }
-            let docs = SearchIndexOutput.documents(context)
-            made = docs
-            return docs
-        }
+        private let made: Once<[SearchDocument]>
+        init(_ c: CatalogContext) { context = c; made = Once { SearchIndexOutput.documents(c) } }
+        var all: [SearchDocument] { try! made.value() }   // (making them cannot fail)
         /// The document at position `k` of the search order.
         func document(_ k: Int) -> SearchDocument { SearchIndexOutput.document(context, context.model.products[context.searchOrder[k]]) }
     }
@@ -84,7 +77,7 @@ struct SearchIndexOutput: CatalogOutput {
     /// The tail's key (keyword, category and brand maps): every document's searchable text, in the documents' order
     /// (the compact index's own order is a function of that text).
     static func tailKey(_ c: CatalogContext, compact: Bool) -> Fingerprint? {
-        c.searchTextFingerprint("seed-tail") { $0.add(compact) }
+        c.allSearchTextFingerprint.flatMap { text in c.fingerprint("seed-tail", products: EmptyCollection()) { $0.add(text); $0.add(compact) } }
     }
 
     /// The compact index's order: category first (names within a category share more words than names within a brand:
