@@ -24,17 +24,33 @@ final class CatalogContext: @unchecked Sendable {
         let products = model.products
         // (A missing brand key sorts as "", the text it stands for.)
         let keyRank = Self.ranks(products.brandKeys + [""]), categoryRank = Self.ranks(products.categoryIds.indices.map(categoryPath(index:)))
-        let brands = products.map { $0.brandKeyIndex < 0 ? keyRank[keyRank.count - 1] : keyRank[$0.brandKeyIndex] }
-        let categories = products.map { categoryRank[$0.categoryIndex] }
-        return products.indices.sorted { a, b in
-            if brands[a] != brands[b] { return brands[a] < brands[b] }
-            if categories[a] != categories[b] { return categories[a] < categories[b] }
-            let pa = products[a], pb = products[b], ascii = pa.isASCII && pb.isASCII
+        let keys = Parallel.map(products.count, threads: threads) { i -> SearchOrderKey in
+            let p = products[i]
+            let brand = p.brandKeyIndex < 0 ? keyRank[keyRank.count - 1] : keyRank[p.brandKeyIndex]
+            return SearchOrderKey(group: UInt64(brand) << 32 | UInt64(categoryRank[p.categoryIndex]), name: p.nameUTF8, index: i)
+        }
+        return keys.sorted { a, b in
+            if a.group != b.group { return a.group < b.group }
+            if a.namePrefix != b.namePrefix, a.nameIsASCII, b.nameIsASCII { return a.namePrefix < b.namePrefix }
+            let pa = products[a.index], pb = products[b.index], ascii = pa.isASCII && pb.isASCII
             let na = pa.nameUTF8, nb = pb.nameUTF8
             if !Product.same(na, nb, ascii: ascii) { return Product.precedes(na, nb, ascii: ascii) }
             return Product.precedes(pa.idUTF8, pb.idUTF8, ascii: ascii)
-        }
+        }.map(\.index)
     }()
+
+    /// What the search order compares first, as integers: brand and category ranks, then a name's first 8 bytes
+    /// (big-endian, zero-padded: for two ASCII names that differ there, their order is the names' byte order).
+    /// Names equal that far, or not ASCII, are compared whole (a sort of 100,000 products reads 30 bytes each).
+    struct SearchOrderKey {
+        let group: UInt64, namePrefix: UInt64, nameIsASCII: Bool, index: Int
+        init(group: UInt64, name: UnsafeBufferPointer<UInt8>, index: Int) {
+            var prefix: UInt64 = 0
+            for k in 0..<8 { prefix = prefix << 8 | UInt64(k < name.count ? name[k] : 0) }
+            self.group = group; self.namePrefix = prefix; self.index = index
+            nameIsASCII = name.allSatisfy { $0 < 0x80 }
+        }
+    }
 
     /// Each text's rank among the distinct texts in sorted order: a sort by several texts compares the few distinct
     /// brands or categories once, then integers (same order as comparing the texts).
