@@ -174,6 +174,7 @@ public enum Build {
             return p
         }
 
+        var startClock = TraceClock()
         let standardDomains = domains.map(\.name) == Build.domains.map(\.name)
         if options.previous == nil, standardDomains, let previous = try previousRelease(),
            previous.inputDigest == (try fingerprint.wait()) {
@@ -187,7 +188,9 @@ public enum Build {
         // The release this one follows, and the tree in the output with what its files were made from (the build
         // cache): read before the domains, which may keep parts of their work from it.
         let previous = try previousRelease()
+        startClock.lap("previous release and input fingerprint")
         let (current, cache, cacheFile) = try outputTree(options, previous: previous, notes: &summary.notes)
+        startClock.lap("output tree and build cache")
         if !cache.isEmpty, let current { context.earlier = EarlierTree(cache: cache, release: current) }
 
         // Emit: every present domain renders its files.
