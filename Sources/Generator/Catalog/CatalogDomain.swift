@@ -286,58 +286,63 @@ public struct CatalogDomain: Domain {
         model.uncategorizedId = settings.uncategorizedId
         // Every field of every product, unit-separated, a record separator after each product, hashed as one text:
         // written in parallel slices, a round of slices at a time, each hashed in order and released (the whole
-        // text of a million products would be 400 MB).
+        // text of a million products would be 400 MB). Each product's fingerprints are made in the same pass.
         let slices = max(1, (products.count + 1023) / 1024), round = 64
+        let fingerprinting = context.site.sourceFingerprint != nil
+        let none = Fingerprint(a: 0, b: 0, c: 0, d: 0)
+        var all = [Fingerprint](repeating: none, count: fingerprinting ? products.count : 0), text = all
         var hasher = SHA256()
-        for first in stride(from: 0, to: slices, by: round) {
-            var parts = [[UInt8]](repeating: [], count: min(round, slices - first))
-            parts.withUnsafeMutableBufferPointer { parts in Parallel.forEach(Array(parts.indices), threads: context.threads) { k in
-                var bytes: [UInt8] = []
-                let range = ((first + k) * products.count / slices)..<((first + k + 1) * products.count / slices)
-                bytes.reserveCapacity(range.count * 400)
-                for i in range {
-                    let p = products[i]
-                    bytes += p.idUTF8; bytes.append(0x1F)
-                    bytes += p.nameUTF8; bytes.append(0x1F)
-                    bytes += p.descriptionUTF8; bytes.append(0x1F)
-                    bytes += (p.brand ?? "").utf8; bytes.append(0x1F)
-                    bytes += (p.price?.description ?? "").utf8; bytes.append(0x1F)
-                    bytes += p.currency.utf8; bytes.append(0x1F)
-                    bytes.append(p.inStock ? 0x31 : 0x30); bytes.append(0x1F)
-                    if let image = p.imageUrlUTF8 { bytes += image }; bytes.append(0x1F)
-                    bytes += (p.ratingAverage?.description ?? "").utf8; bytes.append(0x1F)
-                    bytes += String(p.ratingCount).utf8; bytes.append(0x1F)
-                    bytes += p.categoryId.utf8
-                    bytes.append(0x1E)
-                }
-                parts[k] = bytes
-            } }
-            for part in parts { hasher.update(data: part) }
-        }
+        all.withUnsafeMutableBufferPointer { all in text.withUnsafeMutableBufferPointer { text in
+            for first in stride(from: 0, to: slices, by: round) {
+                var parts = [[UInt8]](repeating: [], count: min(round, slices - first))
+                parts.withUnsafeMutableBufferPointer { parts in Parallel.forEach(Array(parts.indices), threads: context.threads) { k in
+                    var bytes: [UInt8] = []
+                    let range = ((first + k) * products.count / slices)..<((first + k + 1) * products.count / slices)
+                    bytes.reserveCapacity(range.count * 400)
+                    for i in range {
+                        let p = products[i]
+                        bytes += p.idUTF8; bytes.append(0x1F)
+                        bytes += p.nameUTF8; bytes.append(0x1F)
+                        bytes += p.descriptionUTF8; bytes.append(0x1F)
+                        bytes += (p.brand ?? "").utf8; bytes.append(0x1F)
+                        bytes += (p.price?.description ?? "").utf8; bytes.append(0x1F)
+                        bytes += p.currency.utf8; bytes.append(0x1F)
+                        bytes.append(p.inStock ? 0x31 : 0x30); bytes.append(0x1F)
+                        if let image = p.imageUrlUTF8 { bytes += image }; bytes.append(0x1F)
+                        bytes += (p.ratingAverage?.description ?? "").utf8; bytes.append(0x1F)
+                        bytes += String(p.ratingCount).utf8; bytes.append(0x1F)
+                        bytes += p.categoryId.utf8
+                        bytes.append(0x1E)
+                        if fingerprinting { (all[i], text[i]) = Self.fingerprints(p) }
+                    }
+                    parts[k] = bytes
+                } }
+                for part in parts { hasher.update(data: part) }
+            }
+        } }
         model.dataVersion = String(hasher.finalize().map { String(format: "%02x", $0) }.joined().prefix(12))
-        if context.site.sourceFingerprint != nil {
-            model.productFingerprints = Parallel.map(products.count, threads: context.threads) { Self.fingerprint(products[$0]) }
-            model.textFingerprints = Parallel.map(products.count, threads: context.threads) { Self.textFingerprint(products[$0]) }
-        }
+        model.productFingerprints = all
+        model.textFingerprints = text
+        clock.lap("data version and product fingerprints")
         return model
     }
 
-    /// Everything a product is, after the policies (what its page, its list entries and its index entries show).
-    static func fingerprint(_ p: Product) -> Fingerprint {
+    /// Everything a product is, after the policies (what its page, its list entries and its index entries show), and
+    /// its searchable text alone (see `CatalogModel.textFingerprints`; how the context names its brand and category is
+    /// in the context's fingerprint). Both at once: the fields they share are read once.
+    static func fingerprints(_ p: Product) -> (all: Fingerprint, text: Fingerprint) {
+        let id = p.idUTF8, segment = p.segmentUTF8, name = p.nameUTF8, description = p.descriptionUTF8
+        let brand = p.brand, brandKey = p.brandKey, categoryId = p.categoryId
         var h = FingerprintHasher("product")
-        h.add(utf8: p.idUTF8); h.add(utf8: p.segmentUTF8); h.add(utf8: p.nameUTF8); h.add(utf8: p.descriptionUTF8); h.add(p.brand); h.add(p.brandKey)
+        h.add(utf8: id); h.add(utf8: segment); h.add(utf8: name); h.add(utf8: description); h.add(brand); h.add(brandKey)
         h.add(p.price?.description); h.add(p.currency); h.add(p.inStock); h.add(utf8: p.imageUrlUTF8); h.add(p.ratingAverage)
-        h.add(p.ratingCount); h.add(p.categoryId); h.add(p.extra.count)
-        for (k, v) in p.extra { h.add(k); h.add(v) }
-        return h.finish()
-    }
-
-    /// A product's searchable text (see `CatalogModel.textFingerprints`); how the context names its brand and category
-    /// is in the context's fingerprint.
-    static func textFingerprint(_ p: Product) -> Fingerprint {
-        var h = FingerprintHasher("product-text")
-        h.add(utf8: p.idUTF8); h.add(utf8: p.segmentUTF8); h.add(utf8: p.nameUTF8); h.add(p.descriptionIsName); h.add(utf8: p.descriptionUTF8)
-        h.add(p.brand); h.add(p.brandKey); h.add(p.categoryId)
-        return h.finish()
+        h.add(p.ratingCount); h.add(categoryId)
+        let extra = p.extra
+        h.add(extra.count)
+        for (k, v) in extra { h.add(k); h.add(v) }
+        var t = FingerprintHasher("product-text")
+        t.add(utf8: id); t.add(utf8: segment); t.add(utf8: name); t.add(p.descriptionIsName); t.add(utf8: description)
+        t.add(brand); t.add(brandKey); t.add(categoryId)
+        return (h.finish(), t.finish())
     }
 }
