@@ -301,6 +301,12 @@ public enum Build {
                                                  settings: release, site: site, threads: options.threads,
                                                  fragments: fragmentLayouts(rendered, cache: cache), bytes: { staged.mapped($0) })
         var releaseClock = TraceClock()
+        // The build cache's bytes are made while the release files are checked and the tree is committed; they are
+        // written once the tree is in place (the cache names the release it describes).
+        let cacheBytes = options.useCache ? releaseFiles.first(where: { $0.path == "releases/\(version)/files.json" }).map { index in
+            Background { [files, rendered, cache] in Self.cacheBytes(files, rendered, previous: cache, release: index.sha256) }
+        } : nil
+        defer { cacheBytes?.join() }   // never leave it running past a failure
         // The file index and deltas against the target's file limit too (the whole tree's size was checked above).
         _ = try PagesRules.check(releaseFiles.map { .init(path: $0.path, size: $0.bytes.count) }, target: site.target, siteLimit: false)
         try check(releaseFiles, checkers: checkers)
@@ -326,8 +332,8 @@ public enum Build {
         stage("commit")
         summary.written = stats.written; summary.linked = stats.linked; summary.removed = stats.removed
         summary.inPlace = stats.inPlace
-        if options.useCache, let index = releaseFiles.first(where: { $0.path == "releases/\(version)/files.json" }) {
-            saveCache(files, rendered, previous: cache, release: index.sha256, to: cacheFile, summary: &summary)
+        if let cacheBytes {
+            if let why = BuildCache.save(bytes: try cacheBytes.take(), to: cacheFile) { summary.warnings.append(why) }
             stage("cache")
         }
         summary.fileCount = tree.count
@@ -392,6 +398,11 @@ public enum Build {
     /// Writes the cache of the tree now in the output: each fingerprinted file with its hash and size, in file order.
     static func saveCache(_ files: [OutputFile], _ rendered: [Rendered], previous: [String: BuildCache.Entry], release: String, to url: URL,
                           summary: inout BuildSummary) {
+        if let why = BuildCache.save(bytes: cacheBytes(files, rendered, previous: previous, release: release), to: url) { summary.warnings.append(why) }
+    }
+
+    /// The cache of a tree: each fingerprinted file with its hash and size, in file order.
+    static func cacheBytes(_ files: [OutputFile], _ rendered: [Rendered], previous: [String: BuildCache.Entry], release: String) -> [UInt8] {
         let entries = zip(files, rendered).lazy.compactMap { f, r -> (String, BuildCache.Entry)? in
             guard let fp = f.fingerprint else { return nil }
             var e = BuildCache.Entry(fingerprint: fp, sha256: r.sha256, size: r.size)
@@ -400,7 +411,7 @@ public enum Build {
             e.order = r.reused ? previous[r.path]?.order ?? [] : r.order
             return (r.path, e)
         }
-        if let why = BuildCache.save(bytes: BuildCache.encode(release: release, entries), to: url) { summary.warnings.append(why) }
+        return BuildCache.encode(release: release, entries)
     }
 
     /// The release files against their schemas, like every other file: a release must not publish a manifest or an
