@@ -150,6 +150,11 @@ public enum Build {
         // Again, now that no build can change it: the output may have changed while this build waited.
         _ = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
         StagedTree.removeAbandoned(beside: options.output, holding: lock)
+        // The build cache is read and checked on a thread of its own while the previous release is read (it is matched
+        // to the output's release once that is known).
+        let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
+        let cacheRead = options.useCache ? Background { BuildCache.readFile(cacheFile) } : nil
+        defer { cacheRead?.join() }
 
         // The release this one follows: the live site's, a folder's (--previous DIR or the output's own), or none.
         // Read before any dataset, so an unreachable site costs seconds, not a whole compile.
@@ -189,7 +194,7 @@ public enum Build {
         // cache): read before the domains, which may keep parts of their work from it.
         let previous = try previousRelease()
         startClock.lap("previous release and input fingerprint")
-        let (current, cache, cacheFile) = try outputTree(options, previous: previous, notes: &summary.notes)
+        let (current, cache) = try outputTree(options, previous: previous, cache: cacheRead, notes: &summary.notes)
         startClock.lap("output tree and build cache")
         if !cache.isEmpty, let current { context.earlier = EarlierTree(cache: cache, release: current) }
 
@@ -372,16 +377,15 @@ public enum Build {
     /// The tree in the output folder (`previous` when the build follows the output's own release, else whatever
     /// release the output holds), whose unchanged files are kept rather than written, and what its files were made
     /// from: the build cache, when it describes that tree (else empty, and `notes` says why).
-    static func outputTree(_ options: BuildOptions, previous: PreviousRelease?, notes: inout [String]) throws
-        -> (current: PreviousRelease?, cache: [String: BuildCache.Entry], cacheFile: URL) {
+    static func outputTree(_ options: BuildOptions, previous: PreviousRelease?, cache: Background<Result<BuildCache, BuildCache.Unused>>?,
+                           notes: inout [String]) throws -> (current: PreviousRelease?, cache: [String: BuildCache.Entry]) {
         let current = try options.previousSite == nil && !options.firstRelease
             && (options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true)
             ? previous : PreviousRelease.load(from: options.output)
-        let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
-        guard options.useCache, let current else { return (current, [:], cacheFile) }
-        switch BuildCache.load(cacheFile, release: current.fileIndex.sha256) {
-        case .success(let c): return (current, c.entries, cacheFile)
-        case .failure(let why): notes.append(why.description); return (current, [:], cacheFile)
+        guard let cache, let current else { return (current, [:]) }
+        switch try cache.wait().flatMap({ $0.release == current.fileIndex.sha256 ? .success($0) : .failure(.otherRelease) }) {
+        case .success(let c): return (current, c.entries)
+        case .failure(let why): notes.append(why.description); return (current, [:])
         }
     }
 

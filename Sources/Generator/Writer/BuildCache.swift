@@ -85,6 +85,11 @@ public struct BuildCache: Sendable {
 
     /// Reads the cache at `url` for the release whose file index has sha256 `release`.
     static func load(_ url: URL, release: String) -> Result<BuildCache, Unused> {
+        readFile(url).flatMap { $0.release == release ? .success($0) : .failure(.otherRelease) }
+    }
+
+    /// Reads the cache at `url`, whatever release it describes (the caller matches it to the output's).
+    static func readFile(_ url: URL) -> Result<BuildCache, Unused> {
         let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return .failure(errno == ENOENT ? .missing : .notACache) }
         defer { close(fd) }
@@ -97,10 +102,14 @@ public struct BuildCache: Sendable {
             if n <= 0 { if n < 0 && errno == EINTR { continue }; return .failure(.damaged) }
             done += n
         }
-        return decode(bytes, release: release)
+        return decode(bytes)
     }
 
     static func decode(_ bytes: [UInt8], release: String) -> Result<BuildCache, Unused> {
+        decode(bytes).flatMap { $0.release == release ? .success($0) : .failure(.otherRelease) }
+    }
+
+    static func decode(_ bytes: [UInt8]) -> Result<BuildCache, Unused> {
         guard bytes.starts(with: magic) else { return .failure(.notACache) }
         guard bytes.count >= magic.count + 32, Array(SHA256.hash(data: bytes[..<(bytes.count - 32)])) == Array(bytes.suffix(32)) else {
             return .failure(.damaged)
@@ -109,7 +118,6 @@ public struct BuildCache: Sendable {
         guard let format = r.u32(), format == Self.format, let tool = r.fingerprint() else { return .failure(.otherTool) }
         guard tool == ToolIdentity.digest else { return .failure(.otherTool) }
         guard let rel = r.text(), let count = r.u32() else { return .failure(.damaged) }
-        guard rel == release else { return .failure(.otherRelease) }
         var entries: [String: Entry] = [:]
         entries.reserveCapacity(Int(count))
         for _ in 0..<count {
