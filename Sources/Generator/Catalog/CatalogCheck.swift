@@ -23,7 +23,10 @@ struct CatalogCheck {
     // MARK: Products
 
     /// One record checked on its own: its id (or the id's error), then the product or its first field error.
-    private struct Checked { var id: String?; var segment: String?; var idError: BuildError?; var product: Fields?; var fieldError: BuildError? }
+    /// (`folded`: the segment as the case-insensitive collision check compares it.)
+    private struct Checked {
+        var id: String?; var segment: String?; var folded = ""; var idError: BuildError?; var product: Fields?; var fieldError: BuildError?
+    }
 
     /// A checked record's fields, until the store takes them.
     private struct Fields {
@@ -49,22 +52,31 @@ struct CatalogCheck {
         // Input names the mapping consumes (top-level names of dotted paths too), so the rest become specifications.
         let known = Set(f.values).union(f.values.map { String($0.split(separator: ".").first ?? "") })
         let paths = FieldPaths(Dictionary(uniqueKeysWithValues: f.map { ($0.key, $0.value.split(separator: ".").map(String.init)) }))
-        let checked = Parallel.map(records.count, threads: threads) { check(records[$0], known: known, paths: paths) }
-        for (r, c) in zip(records, checked) {
-            if let e = c.idError { errors.append(e); continue }
-            let id = c.id!, segment = c.segment!
-            if let first = seenIds[id] {
-                errors.append(BuildError(file: productsFile, line: r.line, field: f["id"]!, "duplicate product id \(Excerpt.quote(id)) (first seen on line \(first))")); continue
+        var checked = Parallel.map(records.count, threads: threads) { check(records[$0], known: known, paths: paths) }
+        // The claims are made in record order, one at a time: the lookups are all this loop does besides storing
+        // (each check result is taken, not copied, and the tables have room for the batch).
+        seenIds.reserveCapacity(seenIds.count + records.count)
+        collisions.reserve(records.count)
+        checked.withUnsafeMutableBufferPointer { checked in
+            for k in checked.indices {
+                let line = records[k].line
+                var c = (checked.baseAddress! + k).move()
+                (checked.baseAddress! + k).initialize(to: Checked())
+                if let e = c.idError { errors.append(e); continue }
+                let id = c.id!
+                if let first = seenIds.updateValue(line, forKey: id) {
+                    seenIds[id] = first   // (the first line stays the one named)
+                    errors.append(BuildError(file: productsFile, line: line, field: f["id"]!, "duplicate product id \(Excerpt.quote(id)) (first seen on line \(first))")); continue
+                }
+                if let other = collisions.claim(folded: c.folded, id: id) {
+                    errors.append(BuildError(file: productsFile, line: line, field: f["id"]!, "product id \(Excerpt.quote(id)) maps to the same file as \(Excerpt.quote(other)) on a case-insensitive file system")); continue
+                }
+                if let e = c.fieldError { errors.append(e); continue }
+                let p = c.product.take()!   // (taken: its strings are not retained again)
+                store.append(id: p.id, segment: p.segment, name: p.name, description: p.description, brand: p.brand, brandKey: p.brandKey,
+                             price: p.price, currency: p.currency, inStock: p.inStock, imageUrl: p.imageUrl, ratingAverage: p.ratingAverage,
+                             ratingCount: p.ratingCount, categoryId: p.categoryId, extra: p.extra, line: p.line)
             }
-            seenIds[id] = r.line
-            if let other = collisions.claim(path: segment, id: id) {
-                errors.append(BuildError(file: productsFile, line: r.line, field: f["id"]!, "product id \(Excerpt.quote(id)) maps to the same file as \(Excerpt.quote(other)) on a case-insensitive file system")); continue
-            }
-            if let e = c.fieldError { errors.append(e); continue }
-            let p = c.product!
-            store.append(id: p.id, segment: p.segment, name: p.name, description: p.description, brand: p.brand, brandKey: p.brandKey,
-                         price: p.price, currency: p.currency, inStock: p.inStock, imageUrl: p.imageUrl, ratingAverage: p.ratingAverage,
-                         ratingCount: p.ratingCount, categoryId: p.categoryId, extra: p.extra, line: p.line)
         }
     }
 
@@ -100,7 +112,7 @@ struct CatalogCheck {
         guard let id = str(paths.id), !id.isEmpty else { return fail(f["id"]!, "is missing (every product needs an id)") }
         let segment: String
         do { segment = try SafePath.segment(id) } catch { return fail(f["id"]!, "product id \(Excerpt.quote(id)) \(error)") }
-        result.id = id; result.segment = segment
+        result.id = id; result.segment = segment; result.folded = segment.lowercased()
         guard let name = str(paths.name), !name.isEmpty else { return fail(f["name"]!, "is missing (product \(Excerpt.quote(id)))") }
         var price: JSONNumber? = nil
         switch r.value(paths.price) {

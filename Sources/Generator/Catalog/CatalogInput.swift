@@ -164,23 +164,37 @@ enum ProductFileReader {
     /// so a file of a million products never sits in memory as records all together; a JSON array or a CSV file is
     /// one batch. Returns the number of records and, with `skipBadRecords`, the malformed records left out; without
     /// it, malformed records fail the build once the whole file is read (every one reported, as `read` does).
+    /// `batch` runs on a thread of its own, one batch at a time, while the next block is read and parsed (so at most
+    /// two blocks' records exist at once); every batch is done when this returns.
     static func forEachBatch(_ url: URL, display: String, threads: Int, skipBadRecords: Bool = false, blockSize: Int = 16 << 20,
-                             _ batch: ([RawRecord]) throws -> Void) throws -> (records: Int, skipped: [BuildError]) {
+                             _ batch: @escaping ([RawRecord]) -> Void) throws -> (records: Int, skipped: [BuildError]) {
         let ext = (display as NSString).pathExtension.lowercased()
         if ext == "csv" || ext == "json" {
             let r = try read(url, display: display, threads: threads, skipBadRecords: skipBadRecords)
-            try batch(r.records)
+            batch(r.records)
             return (r.records.count, r.skipped)
         }
         var count = 0, malformed: [BuildError] = []
         var pending: [UInt8] = []   // the start of a line the block ended in
         var line = 1, first = true
+        /// The records of a block, released in parallel once checked (600,000 allocations for 30,000 records).
+        final class Batch: @unchecked Sendable { var records: [RawRecord]; init(_ r: [RawRecord]) { records = r } }
+        let checking = DispatchQueue(label: "products batches")
+        let idle = DispatchSemaphore(value: 1)
+        defer { checking.sync {} }   // (every batch handed over is done, also after a failure)
         func parse(_ buf: UnsafeBufferPointer<UInt8>) throws {
             let parsed = parseLines(buf, firstLine: line, display: display, threads: threads)
             line += parsed.lines
             malformed += parsed.errors
             count += parsed.records.count
-            if !parsed.records.isEmpty { try batch(parsed.records) }
+            guard !parsed.records.isEmpty else { return }
+            let block = Batch(parsed.records)
+            idle.wait()
+            checking.async {
+                batch(block.records)
+                Parallel.release(&block.records, placeholder: RawRecord(line: 0, source: .csv([:])), threads: threads)
+                idle.signal()
+            }
         }
         try InputFiles.forEachBlock(url, display: display, blockSize: blockSize) { raw in
             var block = raw.bindMemory(to: UInt8.self)
@@ -209,7 +223,16 @@ enum ProductFileReader {
     static func parseLines(_ buf: UnsafeBufferPointer<UInt8>, firstLine: Int, display: String, threads: Int)
         -> (records: [RawRecord], errors: [BuildError], lines: Int) {
         var starts: [Int] = [0]
-        for i in buf.indices where buf[i] == 0x0A { starts.append(i + 1) }
+        starts.reserveCapacity(buf.count / 256)
+        // (memchr: a 16 MB block's newlines found a word at a time, not a byte at a time.)
+        if let base = buf.baseAddress {
+            var at = 0
+            while at < buf.count, let hit = memchr(base + at, 0x0A, buf.count - at) {
+                let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                starts.append(i + 1)
+                at = i + 1
+            }
+        }
         let lineCount = starts.count
         var results = [RawRecord?](repeating: nil, count: lineCount)
         var errors = [BuildError?](repeating: nil, count: lineCount)

@@ -56,6 +56,16 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         UnsafeBufferPointer(start: text.baseAddress.map { $0 + start }, count: Int(length))
     }
 
+    /// Whether all of `u` is ASCII, read 8 bytes at a time (the loading loop checks every product's text).
+    static func isASCII(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = u.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var i = 0, high: UInt64 = 0
+        while i + 8 <= u.count { high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self); i += 8 }
+        while i < u.count { high |= UInt64(u[i]); i += 1 }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+
     /// A store of no products (a model made in code).
     public static let empty = Builder(file: "").finish(order: [])
 
@@ -97,7 +107,7 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         private func put(_ s: String) -> UInt32 {
             var s = s
             return s.withUTF8 { u in
-                if ascii && !u.allSatisfy({ $0 < 0x80 }) { ascii = false }
+                if ascii && !ProductStore.isASCII(u) { ascii = false }
                 if count + u.count > capacity {
                     capacity = Swift.max(count + u.count, capacity * 2, 1 << 16)
                     base = realloc(base, capacity)!.assumingMemoryBound(to: UInt8.self)

@@ -28,6 +28,21 @@ enum Parallel {
     }
 
     /// `f` of every index of 0..<n, in contiguous chunks on up to `threads` workers; results in index order.
+    /// Empties `items`, releasing the elements on `threads` threads (each replaced by `placeholder`, a value that
+    /// holds nothing): a batch of 30,000 parsed records is 600,000 allocations, freed one by one otherwise.
+    static func release<T>(_ items: inout [T], placeholder: T, threads: Int) {
+        if threads > 1 && items.count >= 4096 {
+            let n = items.count, chunks = threads * 4
+            items.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                forEach(Array(0..<chunks), threads: threads) { c in
+                    for i in (c * n / chunks)..<((c + 1) * n / chunks) { base[i] = placeholder }
+                }
+            }
+        }
+        items = []
+    }
+
     static func map<T>(_ n: Int, threads: Int, _ f: (Int) -> T) -> [T] {
         if threads <= 1 || n < 256 { return (0..<n).map(f) }
         let chunks = min(n, threads * 16)

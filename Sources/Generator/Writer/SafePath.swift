@@ -66,10 +66,15 @@ public struct CollisionDetector {
     private var seen: [String: String] = [:]
     public init() {}
     /// Returns the id that already claimed this path (case-insensitively), or nil if it is free.
-    public mutating func claim(path: String, id: String) -> String? {
-        let key = path.lowercased()
-        if let other = seen[key], other != id { return other }
-        seen[key] = id
+    public mutating func claim(path: String, id: String) -> String? { claim(folded: path.lowercased(), id: id) }
+
+    /// The same, for a path already folded (`path.lowercased()`, made beforehand, e.g. in parallel).
+    public mutating func claim(folded key: String, id: String) -> String? {
+        // (One lookup: the earlier claim is put back when it differs.)
+        if let other = seen.updateValue(id, forKey: key), other != id { seen[key] = other; return other }
         return nil
     }
+
+    /// Room for `count` more claims.
+    public mutating func reserve(_ count: Int) { seen.reserveCapacity(seen.count + count) }
 }

@@ -50,4 +50,19 @@ final class ProductStoreTests: XCTestCase {
             }
         }
     }
+
+    /// The word-at-a-time ASCII test against a byte-at-a-time one: a high byte at every offset of every length up to 40.
+    func testIsASCIIFindsAHighByteAnywhere() {
+        for n in 0...40 {
+            var bytes = [UInt8](repeating: 0x61, count: n)
+            bytes.withUnsafeBufferPointer { XCTAssertTrue(ProductStore.isASCII($0), "\(n) ASCII bytes") }
+            for k in 0..<n {
+                bytes[k] = 0x80 | UInt8(k % 64)
+                bytes.withUnsafeBufferPointer { XCTAssertFalse(ProductStore.isASCII($0), "length \(n), high byte at \(k)") }
+                bytes[k] = 0x7F
+                bytes.withUnsafeBufferPointer { XCTAssertTrue(ProductStore.isASCII($0), "length \(n), 0x7F at \(k)") }
+                bytes[k] = 0x61
+            }
+        }
+    }
 }

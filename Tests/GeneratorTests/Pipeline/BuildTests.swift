@@ -68,7 +68,7 @@ final class BuildDeterminismTests: XCTestCase {
 final class BadInputTests: XCTestCase {
     let cats = TestSupport.categoriesJSON
 
-    func assertFails(_ input: URL, mentions expected: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertFails(_ input: URL, mentions expected: [String], absent: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
         let out = TestSupport.tempDir("bad").appendingPathComponent("dist")
         // A good previous tree first.
         _ = try Build.run(BuildOptions(input: TestSupport.defaultInput, output: out, threads: 2, epochSeconds: 1_700_000_000))
@@ -77,6 +77,7 @@ final class BadInputTests: XCTestCase {
         let result = try TestSupport.runCLI(["build", "--input", input.path, "--out", out.path], env: ["SOURCE_DATE_EPOCH": "1700000001"])
         XCTAssertNotEqual(result.status, 0, result.output, file: file, line: line)
         for e in expected { XCTAssertTrue(result.output.contains(e), "expected '\(e)' in: \(result.output)", file: file, line: line) }
+        for e in absent { XCTAssertFalse(result.output.contains(e), "did not expect '\(e)' in: \(result.output)", file: file, line: line) }
         XCTAssertEqual(TestSupport.snapshot(out), before, "previous dist changed", file: file, line: line)
         // The build cache beside it is the good build's, unchanged; nothing else is left.
         XCTAssertEqual(try Data(contentsOf: BuildCache.location(for: out, folder: nil)), cache, "build cache changed", file: file, line: line)
@@ -102,6 +103,16 @@ final class BadInputTests: XCTestCase {
         let lines = [TestSupport.productLine("7"), TestSupport.productLine("8"), TestSupport.productLine("7")].joined(separator: "\n")
         try assertFails(TestSupport.makeInput(files: ["catalog/products.jsonl": lines, "catalog/categories.json": cats]),
                         mentions: ["catalog/products.jsonl:3:", "field 'id'", "duplicate product id \"7\" (first seen on line 1)"])
+    }
+
+    /// Every later claim names the first line (not the previous claimant), for ids and for case-insensitive paths.
+    func testEveryDuplicateNamesTheFirstLine() throws {
+        let lines = [TestSupport.productLine("7"), TestSupport.productLine("Ab"), TestSupport.productLine("7"), TestSupport.productLine("7"),
+                     TestSupport.productLine("ab"), TestSupport.productLine("AB")].joined(separator: "\n")
+        try assertFails(TestSupport.makeInput(files: ["catalog/products.jsonl": lines, "catalog/categories.json": cats]),
+                        mentions: ["catalog/products.jsonl:3:", "catalog/products.jsonl:4:", "duplicate product id \"7\" (first seen on line 1)",
+                                   "catalog/products.jsonl:5:", "catalog/products.jsonl:6:", "same file as \"Ab\""],
+                        absent: ["first seen on line 3", "same file as \"ab\""])
     }
 
     func testPriceNotANumber() throws {
