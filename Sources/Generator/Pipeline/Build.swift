@@ -293,7 +293,7 @@ public enum Build {
             summary.fileCount = previous.files.count + 1
             // The tree stays; its files' fingerprints may have changed (a setting that moved no byte): kept for next time.
             if options.useCache, let current, current.fileIndex.sha256 == previous.fileIndex.sha256 {
-                saveCache(files, rendered, previous: cache, release: current.fileIndex.sha256, to: cacheFile, summary: &summary)
+                saveCache(files, rendered, previous: cache, release: current.fileIndex.sha256, to: cacheFile, output: options.output, summary: &summary)
             }
             return summary
         }
@@ -338,7 +338,8 @@ public enum Build {
         summary.written = stats.written; summary.linked = stats.linked; summary.removed = stats.removed
         summary.inPlace = stats.inPlace
         if let cacheBytes {
-            if let why = BuildCache.save(bytes: try cacheBytes.take(), to: cacheFile) { summary.warnings.append(why) }
+            let bytes = BuildCache.finish(try cacheBytes.take(), stamps: stamps(rendered, cache: cache, in: options.output))
+            if let why = BuildCache.save(bytes: bytes, to: cacheFile) { summary.warnings.append(why) }
             stage("cache")
         }
         summary.fileCount = tree.count
@@ -384,7 +385,10 @@ public enum Build {
             ? previous : PreviousRelease.load(from: options.output)
         guard let cache, let current else { return (current, [:]) }
         switch try cache.wait().flatMap({ $0.release == current.fileIndex.sha256 ? .success($0) : .failure(.otherRelease) }) {
-        case .success(let c): return (current, c.entries)
+        case .success(let c):
+            // Its large files as they were when that build left them: not hashed again while they still are.
+            current.verified.add(c.stamps)
+            return (current, c.entries)
         case .failure(let why): notes.append(why.description); return (current, [:])
         }
     }
@@ -401,8 +405,20 @@ public enum Build {
 
     /// Writes the cache of the tree now in the output: each fingerprinted file with its hash and size, in file order.
     static func saveCache(_ files: [OutputFile], _ rendered: [Rendered], previous: [String: BuildCache.Entry], release: String, to url: URL,
-                          summary: inout BuildSummary) {
-        if let why = BuildCache.save(bytes: cacheBytes(files, rendered, previous: previous, release: release), to: url) { summary.warnings.append(why) }
+                          output: URL, summary: inout BuildSummary) {
+        let bytes = BuildCache.finish(cacheBytes(files, rendered, previous: previous, release: release),
+                                      stamps: stamps(rendered, cache: previous, in: output))
+        if let why = BuildCache.save(bytes: bytes, to: url) { summary.warnings.append(why) }
+    }
+
+    /// The stamps of the files written from fragments (the large ones a later build reads back), as they are in the
+    /// output now that the tree is in place (see `BuildCache.stamps`).
+    static func stamps(_ rendered: [Rendered], cache: [String: BuildCache.Entry], in output: URL) -> [String: FileStamp] {
+        var out: [String: FileStamp] = [:]
+        for r in rendered where !r.fragments.isEmpty || (r.reused && cache[r.path].map { !$0.fragments.isEmpty } == true) {
+            if let st = FileStamp(path: output.appendingPathComponent(r.path).path), st.size == r.size { out[r.path] = st }
+        }
+        return out
     }
 
     /// The cache of a tree: each fingerprinted file with its hash and size, in file order.

@@ -46,14 +46,23 @@ final class MappedBytes: @unchecked Sendable {
 /// What tells a file apart from its later versions without reading it: device, inode, size, and the times of its
 /// last change of content (mtime) and of anything (ctime, which no caller can set back). Equal stamps mean the
 /// bytes hashed under the first are still the file's.
-struct FileStamp: Equatable, Sendable {
+public struct FileStamp: Equatable, Sendable {
     let device: UInt64, inode: UInt64, size: Int64
     let modified: (Int, Int), changed: (Int, Int)
     init(_ st: stat) {
         device = UInt64(st.st_dev); inode = UInt64(st.st_ino); size = Int64(st.st_size)
         modified = (st.st_mtim.tv_sec, st.st_mtim.tv_nsec); changed = (st.st_ctim.tv_sec, st.st_ctim.tv_nsec)
     }
-    static func == (a: FileStamp, b: FileStamp) -> Bool {
+    init(device: UInt64, inode: UInt64, size: Int64, modified: (Int, Int), changed: (Int, Int)) {
+        self.device = device; self.inode = inode; self.size = size; self.modified = modified; self.changed = changed
+    }
+    /// The stamp of the file at `path` itself (a link is not followed), nil when there is none.
+    init?(path: String) {
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        self.init(st)
+    }
+    public static func == (a: FileStamp, b: FileStamp) -> Bool {
         a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified == b.modified && a.changed == b.changed
     }
 }
@@ -63,6 +72,8 @@ final class VerifiedFiles: @unchecked Sendable {
     private var stamps: [String: FileStamp] = [:]
     private let lock = NSLock()
     func add(_ path: String, _ stamp: FileStamp) { lock.lock(); stamps[path] = stamp; lock.unlock() }
+    /// Stamps the files had when they were known to be as the index lists them (a build cache's, see `BuildCache.stamps`).
+    func add(_ known: [String: FileStamp]) { lock.lock(); stamps.merge(known) { a, _ in a }; lock.unlock() }
     /// Whether the file at `path` was verified and still has the stamp it had then.
     func has(_ path: String, _ stamp: FileStamp?) -> Bool {
         guard let stamp else { return false }
@@ -80,13 +91,15 @@ final class EarlierFile: @unchecked Sendable {
     /// The file's stamp, taken before it was hashed and found unchanged after.
     let stamp: FileStamp
 
-    /// Opens and checks the file; nil (and closed) when it is not the file the entry describes.
-    init?(fd: Int32, expected: FileEntry) {
+    /// Opens and checks the file; nil (and closed) when it is not the file the entry describes. `known`: whether a
+    /// stamp is one the file had when its bytes were known to be the entry's (it is then not hashed again).
+    init?(fd: Int32, expected: FileEntry, known: (FileStamp) -> Bool = { _ in false }) {
         self.fd = fd
         var st = stat()
         guard fstat(fd, &st) == 0, Int(st.st_size) == expected.size else { close(fd); return nil }
         stamp = FileStamp(st)
         size = expected.size
+        if known(stamp) { return }
         var h = SHA256()
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { block.deallocate() }

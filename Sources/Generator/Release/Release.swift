@@ -151,7 +151,7 @@ public struct PreviousRelease: Sendable {
     /// is not in a folder, or the folder no longer has that file as listed).
     func earlier(_ path: String) -> EarlierFile? {
         guard let tree = source as? TreeReader, let e = entries[path], let fd = try? tree.openFile(checked: path) else { return nil }
-        guard let file = EarlierFile(fd: fd, expected: e) else { return nil }
+        guard let file = EarlierFile(fd: fd, expected: e, known: { self.verified.has(path, $0) }) else { return nil }
         verified.add(path, file.stamp)
         return file
     }

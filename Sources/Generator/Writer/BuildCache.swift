@@ -54,9 +54,13 @@ public struct BuildCache: Sendable {
     public var entries: [String: Entry]
     /// The paths of `entries` in the order they are written (the build's file order).
     var order: [String]
+    /// Large files of the tree (those written from fragments) as they were once the tree was in place: a later build
+    /// that finds a file with the same stamp (device, inode, size, times: see `FileStamp`) knows its bytes are the
+    /// ones hashed into the release's index, and reads it without hashing 90 MB again.
+    public var stamps: [String: FileStamp] = [:]
 
     static let magic = Array("generator build cache\n".utf8)
-    static let format: UInt32 = 3
+    static let format: UInt32 = 4
 
     public init(release: String, entries: [String: Entry], order: [String]? = nil) {
         self.release = release; self.entries = entries; self.order = order ?? entries.keys.sorted()
@@ -136,13 +140,38 @@ public struct BuildCache: Sendable {
             }
             entries[path] = e
         }
+        guard let stampCount = r.u32() else { return .failure(.damaged) }
+        var stamps: [String: FileStamp] = [:]
+        for _ in 0..<stampCount {
+            guard let path = r.text(), let stamp = r.stamp() else { return .failure(.damaged) }
+            stamps[path] = stamp
+        }
         guard r.at == r.end else { return .failure(.damaged) }
-        return .success(BuildCache(release: rel, entries: entries, order: []))
+        var cache = BuildCache(release: rel, entries: entries, order: [])
+        cache.stamps = stamps
+        return .success(cache)
     }
 
-    func encode() -> [UInt8] { Self.encode(release: release, order.lazy.map { ($0, self.entries[$0]!) }) }
+    func encode() -> [UInt8] { Self.finish(Self.encode(release: release, order.lazy.map { ($0, self.entries[$0]!) }), stamps: stamps) }
 
-    /// The cache's bytes for `entries` in the order given (the build's file order: no sort, no table).
+    /// The cache's bytes: its entries (`encode`), then `stamps`, then the digest that closes it.
+    static func finish(_ body: [UInt8], stamps: [String: FileStamp]) -> [UInt8] {
+        var out = body
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        u32(UInt32(stamps.count))
+        for (path, st) in stamps.sorted(by: { $0.key < $1.key }) {
+            var p = path
+            p.withUTF8 { u in u32(UInt32(u.count)); out += u }
+            u64(st.device); u64(st.inode); u64(UInt64(bitPattern: st.size))
+            for v in [st.modified.0, st.modified.1, st.changed.0, st.changed.1] { u64(UInt64(bitPattern: Int64(v))) }
+        }
+        out += SHA256.hash(data: out)
+        return out
+    }
+
+    /// The first part of a cache's bytes: `entries` in the order given (the build's file order: no sort, no table);
+    /// `finish` adds the stamps and closes it.
     static func encode<S: Sequence>(release: String, _ entries: S) -> [UInt8] where S.Element == (String, Entry) {
         var out = magic
         out.reserveCapacity(1 << 20)
@@ -175,7 +204,6 @@ public struct BuildCache: Sendable {
             for v in e.order { u32(UInt32(bitPattern: v)) }
         }
         withUnsafeBytes(of: count.littleEndian) { for (k, b) in $0.enumerated() { out[countAt + k] = b } }
-        out += SHA256.hash(data: out)
         return out
     }
 
@@ -260,6 +288,11 @@ public struct BuildCache: Sendable {
         mutating func fingerprint() -> Fingerprint? {
             guard at + 32 <= end else { return nil }
             return Fingerprint(a: number(8, bigEndian: true)!, b: number(8, bigEndian: true)!, c: number(8, bigEndian: true)!, d: number(8, bigEndian: true)!)
+        }
+        mutating func stamp() -> FileStamp? {
+            guard let device = u64(), let inode = u64(), let size = u64(), let ms = u64(), let mn = u64(), let cs = u64(), let cn = u64() else { return nil }
+            return FileStamp(device: device, inode: inode, size: Int64(bitPattern: size),
+                             modified: (Int(Int64(bitPattern: ms)), Int(Int64(bitPattern: mn))), changed: (Int(Int64(bitPattern: cs)), Int(Int64(bitPattern: cn))))
         }
         mutating func text() -> String? {
             guard let n = u32(), let b = raw(Int(n)) else { return nil }

@@ -277,6 +277,62 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: BuildCache.location(for: work.appendingPathComponent("someone/dist"), folder: nil)), mine)
     }
 
+    /// The cache keeps the stamps of the two seed indexes as the build left them, and a later build trusts them only
+    /// while they hold: an index touched (same bytes, new times) is hashed again and still spliced from; one changed
+    /// in place with its size kept is hashed, found not to be the file its release lists, and the build stops with the
+    /// tree as it was.
+    func testStampsOfLargeFilesAreTrustedOnlyWhileTheyHold() throws {
+        var catalog = try Self.realCatalog(count: 300)
+        let work = TestSupport.tempDir("stamps"), input = work.appendingPathComponent("input")
+        let inc = work.appendingPathComponent("inc/dist"), full = work.appendingPathComponent("full/dist")
+        try catalog.write(to: input)
+        _ = try build(input, inc, day: 0)
+        let cache = try BuildCache.readFile(BuildCache.location(for: inc, folder: nil)).get()
+        XCTAssertEqual(cache.stamps.keys.sorted(), ["search-index-compact.json", "search-index.json"])
+        for (path, stamp) in cache.stamps { XCTAssertEqual(FileStamp(path: inc.appendingPathComponent(path).path), stamp, path) }
+        var r = Random(state: 5)
+        let index = inc.appendingPathComponent("search-index.json")
+        for day in 1...2 {
+            // The second time the index is touched first: its stamp no longer holds, its bytes do.
+            if day == 2 {
+                let before = FileStamp(path: index.path)
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: index.path)
+                XCTAssertNotEqual(FileStamp(path: index.path), before)
+            }
+            _ = Self.change("price", &catalog, &r, serial: day)
+            try catalog.write(to: input)
+            let (a, _) = try incrementalAndFull(input, inc, full, day: day)
+            XCTAssertGreaterThan(a.copiedFragments, 2 * 250, "day \(day)")
+            XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full), "day \(day)")
+        }
+        // Someone edits the index in place, keeping its size.
+        var bytes = try [UInt8](Data(contentsOf: index))
+        let at = try XCTUnwrap(bytes.indices.dropFirst(bytes.count / 2).first { bytes[$0] == UInt8(ascii: "a") })
+        bytes[at] = UInt8(ascii: "e")
+        let handle = try FileHandle(forWritingTo: index)
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        let tree = TestSupport.snapshot(inc)
+        _ = Self.change("price", &catalog, &r, serial: 3)
+        try catalog.write(to: input)
+        XCTAssertThrowsError(try build(input, inc, day: 3)) { XCTAssertTrue("\($0)".contains("search-index.json: sha256 differs"), "\($0)") }
+        XCTAssertEqual(TestSupport.snapshot(inc), tree)
+    }
+
+    /// An earlier file whose stamp is known is read without hashing; otherwise it is hashed and must be the entry's.
+    func testEarlierFileHashesUnlessItsStampIsKnown() throws {
+        let url = TestSupport.tempDir("earlier").appendingPathComponent("f.json")
+        try Data("[1,2,3]".utf8).write(to: url)
+        let listed = FileEntry(path: "f.json", sha256: Build.sha256Hex(Array("[1,2,4]".utf8)), size: 7, schema: nil)
+        func open() -> Int32 { Glibc.open(url.path, O_RDONLY) }
+        XCTAssertNil(EarlierFile(fd: open(), expected: listed), "bytes that are not the entry's were accepted")
+        let stamp = try XCTUnwrap(FileStamp(path: url.path))
+        XCTAssertNotNil(EarlierFile(fd: open(), expected: listed, known: { $0 == stamp }), "a known stamp was hashed")
+        XCTAssertNil(EarlierFile(fd: open(), expected: listed, known: { _ in false }))
+        let right = FileEntry(path: "f.json", sha256: Build.sha256Hex(Array("[1,2,3]".utf8)), size: 7, schema: nil)
+        XCTAssertNotNil(EarlierFile(fd: open(), expected: right))
+    }
+
     /// A symlink planted at the cache's name is neither followed when reading nor written through: the file it points
     /// to stays as it was, and the build is a full one.
     func testASymlinkAtTheCachesNameIsNotFollowed() throws {
