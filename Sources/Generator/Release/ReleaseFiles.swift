@@ -40,6 +40,7 @@ enum ReleaseFiles {
         // of their own while the patches are computed.
         var olderIndexes: [(version: Int, files: [FileEntry])] = []
         var patches: [String: JSON] = [:]
+        let sortedCurrent = inPathOrder(current)
         if let previous {
             let cutoff = version - settings.keep
             func keptIndex(_ e: FileEntry) -> Bool {
@@ -49,10 +50,17 @@ enum ReleaseFiles {
                 return v > cutoff && v < version
             }
             // The JSON files whose bytes changed since the previous version: each gets a patch when it is smaller.
-            let newHashes = Dictionary(current.map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
-            let changed = previous.version == version - 1 ? previous.files.filter { e in
-                !e.path.hasPrefix("releases/") && e.path.hasSuffix(".json") && newHashes[e.path].map { $0 != e.sha256 } == true
-            } : []
+            // (Both lists in path order, walked side by side: no table of 100,000 paths.)
+            var changed: [FileEntry] = []
+            if previous.version == version - 1 {
+                var k = 0
+                for e in inPathOrder(previous.files) {
+                    while k < sortedCurrent.count, sortedCurrent[k].path < e.path { k += 1 }
+                    // (Of two entries with one path, the first counts.)
+                    if k < sortedCurrent.count, sortedCurrent[k].path == e.path, sortedCurrent[k].sha256 != e.sha256,
+                       !e.path.hasPrefix("releases/"), e.path.hasSuffix(".json") { changed.append(e) }
+                }
+            }
             // What is read below, fetched up front (from a site: in parallel).
             try previous.prefetch(previous.files.filter(keptIndex).map(\.path) + changed.map(\.path))
             let kept = previous.files.filter(keptIndex)
@@ -100,7 +108,6 @@ enum ReleaseFiles {
 
         // A delta from each kept release to this one (release files themselves excluded).
         var deltaRefs: [(from: Int, path: String, added: Int, changed: Int, removed: Int, bytes: Int)] = []
-        let sortedCurrent = inPathOrder(current)
         for old in olderIndexes {
             // Both lists in path order, walked side by side (the first of two entries with one path counts).
             let oldFiles = inPathOrder(old.files.filter { !$0.path.hasPrefix("releases/") })
