@@ -277,11 +277,13 @@ public enum Build {
         files += last
         stage("validate, serialise and stage")
         summary.notes += context.earlier?.notes ?? []
+        // (The content digest is made meanwhile: both walk every file.)
+        let digesting = Background { [files, rendered] in contentDigest(contentEntries(files, rendered)) }
         summary.warnings += try PagesRules.check(zip(files, rendered).map { .init(path: $1.path, size: $1.size, sizeSetting: $0.kind?.sizeSetting) },
                                                  target: site.target)
 
         // Manifest: compare with the previous release; identical content creates no version and writes nothing.
-        let digest = contentDigest(contentEntries(files, rendered))
+        let digest = try digesting.wait()
         stage("check")
         summary.reused = rendered.lazy.filter(\.reused).count
         summary.copiedFragments = rendered.reduce(0) { $0 + $1.copiedFragments }
@@ -398,7 +400,12 @@ public enum Build {
         var out: [String: ReleaseFiles.Fragments] = [:]
         for r in rendered where !r.fragments.isEmpty && !r.reused {
             guard let c = cache[r.path], !c.fragments.isEmpty else { continue }
-            out[r.path] = .init(oldSha256: c.sha256, old: c.fragments.map(\.range), new: r.fragments.map(\.range))
+            var layout = ReleaseFiles.Fragments(oldSha256: c.sha256, old: c.fragments.map(\.range), new: r.fragments.map(\.range))
+            // A fragment with the same key as one of the previous version's was copied from it (or made from the same
+            // inputs: the same bytes either way).
+            let oldRanges = Dictionary(c.fragments.map { ($0.key, $0.range) }, uniquingKeysWith: { a, _ in a })
+            layout.same = r.fragments.compactMap { f in oldRanges[f.key].flatMap { $0.count == f.range.count ? ($0, f.range) : nil } }
+            out[r.path] = layout
         }
         return out
     }

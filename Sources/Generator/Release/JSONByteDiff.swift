@@ -10,19 +10,26 @@ import Schemas
 /// always written with the same bytes. `diff` returns nil for text the scanner cannot vouch for (anything that is not
 /// one well-formed JSON value); the caller then falls back to the value diff.
 enum JSONByteDiff {
-    static func diff(_ a: [UInt8], _ b: [UInt8], arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], [])) -> JSON? {
-        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in diff(x, y, arrays: arrays) } }
+    static func diff(_ a: [UInt8], _ b: [UInt8], arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []),
+                     same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSON? {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in diff(x, y, arrays: arrays, same: same) } }
     }
 
     /// `arrays`: where values that are elements of arrays are known to lie in each side (the entries of a file
     /// written from fragments, recorded by its writer): such an array's elements are taken from them, not scanned.
     /// Ranges that do not line up as the elements of one array are ignored.
+    /// `same`: ranges known to hold the same bytes in both (fragments the new side copied from the old one): compared
+    /// without reading them, and a pair that ends both texts alike stands for their common end.
     static func diff(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>,
-                     arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], [])) -> JSON? {
+                     arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSON? {
         let sa = Scanner(x, elements: arrays.old), sb = Scanner(y, elements: arrays.new)
         guard let ra = sa.root(), let rb = sb.root() else { return nil }
         var ops: [JSON] = []
-        guard Differ(a: sa, b: sb).diff(ra, rb, "", &ops) else { return nil }
+        // (Pairs inside both texts only: a pair from a layout that does not describe them is of no use.)
+        let pairs = same.filter { $0.old.count == $0.new.count && $0.old.upperBound <= x.count && $0.new.upperBound <= y.count && !$0.old.isEmpty }
+        let differ = Differ(a: sa, b: sb, same: Dictionary(pairs.map { ($0.old.lowerBound, $0.new) }, uniquingKeysWith: { a, _ in a }),
+                            last: pairs.max { $0.old.upperBound < $1.old.upperBound })
+        guard differ.diff(ra, rb, "", &ops) else { return nil }
         return .array(ops)
     }
 
@@ -188,6 +195,16 @@ enum JSONByteDiff {
     /// The same walk as `JSONPatch.diff`, over byte ranges.
     struct Differ {
         let a: Scanner, b: Scanner
+        /// Old ranges known equal to new ones, by where the old one starts.
+        var same: [Int: Range<Int>] = [:]
+        /// The known pair that ends last in the old text (a file's tail, copied whole).
+        var last: (old: Range<Int>, new: Range<Int>)? = nil
+
+        /// Whether `x` (old) and `y` (new) hold the same bytes: known, or compared.
+        func equal(_ x: Range<Int>, _ y: Range<Int>) -> Bool {
+            if let s = same[x.lowerBound], s == y, x.count == y.count { return true }
+            return a.equal(x, b, y)
+        }
 
         func diff(_ x: Range<Int>, _ y: Range<Int>, _ path: String, _ ops: inout [JSON]) -> Bool {
             let cx = a.bytes[x.lowerBound], cy = b.bytes[y.lowerBound]
@@ -210,7 +227,7 @@ enum JSONByteDiff {
                 }
                 for i in kept where xKeys[i] != .rest {
                     let j = yIndex[xKeys[i]]!
-                    if !a.equal(mx[i].value, b, my[j].value) {
+                    if !equal(mx[i].value, my[j].value) {
                         guard diff(mx[i].value, my[j].value, path + "/" + JSONPatch.escape(name(xKeys[i])), &ops) else { return false }
                     }
                 }
@@ -223,13 +240,13 @@ enum JSONByteDiff {
             if cx == 0x5B && cy == 0x5B {
                 guard let ex = a.elements(x), let ey = b.elements(y) else { return false }
                 var pre = 0
-                while pre < ex.count, pre < ey.count, a.equal(ex[pre], b, ey[pre]) { pre += 1 }
+                while pre < ex.count, pre < ey.count, equal(ex[pre], ey[pre]) { pre += 1 }
                 var suf = 0
-                while suf < ex.count - pre, suf < ey.count - pre, a.equal(ex[ex.count - 1 - suf], b, ey[ey.count - 1 - suf]) { suf += 1 }
+                while suf < ex.count - pre, suf < ey.count - pre, equal(ex[ex.count - 1 - suf], ey[ey.count - 1 - suf]) { suf += 1 }
                 let oldMid = ex.count - pre - suf, newMid = ey.count - pre - suf
                 let common = min(oldMid, newMid)
                 // (JSONPatch.diff recurses into every element of the common middle; equal ones add nothing.)
-                for i in 0..<common where !a.equal(ex[pre + i], b, ey[pre + i]) {
+                for i in 0..<common where !equal(ex[pre + i], ey[pre + i]) {
                     guard diff(ex[pre + i], ey[pre + i], "\(path)/\(pre + i)", &ops) else { return false }
                 }
                 if oldMid > newMid {
@@ -242,7 +259,7 @@ enum JSONByteDiff {
                 }
                 return true
             }
-            if a.equal(x, b, y) { return true }
+            if equal(x, y) { return true }
             return replace(path, y, &ops)
         }
 
@@ -273,9 +290,16 @@ enum JSONByteDiff {
         }
 
         /// How many bytes the texts at `x` and `y` end with alike (compared a block at a time from their ends).
+        /// (At least: when a known pair ends both texts alike, what it covers is counted without being read, and
+        /// nothing before it is compared.)
         func commonSuffix(_ x: Range<Int>, _ y: Range<Int>) -> Int {
             let limit = min(x.count, y.count)
             let pa = a.bytes.baseAddress!, pb = b.bytes.baseAddress!
+            if let t = last, x.lowerBound <= t.old.lowerBound, t.old.upperBound <= x.upperBound, y.lowerBound <= t.new.lowerBound,
+               t.new.upperBound <= y.upperBound, x.upperBound - t.old.upperBound == y.upperBound - t.new.upperBound {
+                let d = x.upperBound - t.old.upperBound
+                if d == 0 || memcmp(pa + t.old.upperBound, pb + t.new.upperBound, d) == 0 { return d + t.old.count }
+            }
             var n = 0
             while n < limit {
                 let step = min(4096, limit - n)

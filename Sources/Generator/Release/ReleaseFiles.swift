@@ -22,7 +22,12 @@ enum ReleaseFiles {
 
     /// Where the fragments of a file written from fragments lie, in the previous version (the one whose hash is
     /// `oldSha256`) and the new one: the byte diff takes the entries of its arrays from them instead of scanning.
-    struct Fragments { var oldSha256: String; var old: [Range<Int>]; var new: [Range<Int>] }
+    /// `same`: fragments of the new version copied from the previous one (same key, same length), byte for byte
+    /// equal without a look at either side, so the diff reads neither (nor maps their pages in).
+    struct Fragments {
+        var oldSha256: String; var old: [Range<Int>]; var new: [Range<Int>]
+        var same: [(old: Range<Int>, new: Range<Int>)] = []
+    }
 
     /// `bytes` maps a file of the new tree (only changed files are read, to diff them against the previous release).
     static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
@@ -91,8 +96,10 @@ enum ReleaseFiles {
                     found[i] = Result {
                         guard let old = try previous.mappedIfPresent(changed[i].path), let new = newBytes(changed[i].path) else { return nil }
                         let f = fragments[changed[i].path]
-                        let known = (old: f?.oldSha256 == changed[i].sha256 ? f!.old : [], new: f?.new ?? [])
-                        return JSONByteDiff.diff(old.buffer, new.buffer, arrays: known) ?? valueDiff(Array(old.buffer), Array(new.buffer))
+                        let layout = f?.oldSha256 == changed[i].sha256 ? f : nil
+                        let known = (old: layout?.old ?? [], new: f?.new ?? [])
+                        return JSONByteDiff.diff(old.buffer, new.buffer, arrays: known, same: layout?.same ?? [])
+                            ?? valueDiff(Array(old.buffer), Array(new.buffer))
                     }
                 }
             }

@@ -116,6 +116,47 @@ final class JSONByteDiffTests: XCTestCase {
         }
     }
 
+    /// Ranges known to hold the same bytes on both sides (the fragments a splice copied, and the copied tail): the
+    /// patch is the value diff's, on real products, whichever element changed; and such a pair is taken as said —
+    /// a pair over bytes that differ hides their difference (which shows they are not read), while pairs of unequal
+    /// lengths or outside the texts are not used.
+    func testKnownEqualRangesAreNotRead() throws {
+        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
+            .split(separator: "\n").prefix(40)
+        let products = try lines.map { try JSONReader.parse(String($0)) }
+        func written(_ list: [JSON], tail: String) throws -> ([UInt8], [Range<Int>], Range<Int>) {
+            var bytes = Array(#"{"version":1,"products":["#.utf8), ranges: [Range<Int>] = []
+            for (k, p) in list.enumerated() {
+                if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                let e = try JSONWriter().bytes(p)
+                ranges.append(bytes.count..<(bytes.count + e.count)); bytes += e
+            }
+            bytes.append(UInt8(ascii: "]"))
+            let t = bytes.count..<(bytes.count + tail.utf8.count)
+            bytes += Array(tail.utf8) + [UInt8(ascii: "}")]
+            return (bytes, ranges, t)
+        }
+        let tail = #","keywords":{"drill":["a","b"],"saw":["c"]},"brands":{"acme":[0]}"#
+        for i in [0, 17, 39] {
+            var list = products
+            // (A name of the same length backwards: the element keeps its length.)
+            if case .object(var o) = list[i], let name = o["name"]?.stringValue { o["name"] = .string(String(name.reversed())); list[i] = .object(o) }
+            let (x, rx, tx) = try written(products, tail: tail), (y, ry, ty) = try written(list, tail: tail)
+            XCTAssertEqual(rx[i].count, ry[i].count)
+            let expected = JSONPatch.diff(try JSONReader.parse(x), try JSONReader.parse(y))
+            XCTAssertFalse(expected.arrayValue?.isEmpty ?? true)
+            // Every unchanged element and the tail, as a splice records them.
+            let same = rx.indices.filter { $0 != i }.map { (old: rx[$0], new: ry[$0]) } + [(old: tx, new: ty)]
+            XCTAssertEqual(JSONByteDiff.diff(x, y, arrays: (rx, ry), same: same), expected, "element \(i)")
+            // The changed element said to be the same: taken at its word (its bytes are not compared).
+            let lie = same + [(old: rx[i], new: ry[i])]
+            XCTAssertEqual(JSONByteDiff.diff(x, y, arrays: (rx, ry), same: lie), .array([]), "element \(i)")
+            // Pairs that cannot be right are left out: the patch is still the value diff's.
+            let wrong = [(old: rx[i], new: ry[i].lowerBound..<(ry[i].upperBound - 1)), (old: tx, new: (y.count - 2)..<(y.count + 40))]
+            XCTAssertEqual(JSONByteDiff.diff(x, y, arrays: (rx, ry), same: wrong), expected, "element \(i), wrong pairs")
+        }
+    }
+
     /// Quotes and backslashes inside strings and keys (the scanner jumps from quote to quote).
     func testEscapesInStringsAndKeys() throws {
         let a: JSON = .obj(["k\"1": "x\\", "b": "q\"\\\"", "c": .array(["\\", "\"", "a\\\\\"b"]), "d": 1])
