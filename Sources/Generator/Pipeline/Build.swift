@@ -150,11 +150,6 @@ public enum Build {
         // Again, now that no build can change it: the output may have changed while this build waited.
         _ = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
         StagedTree.removeAbandoned(beside: options.output, holding: lock)
-        // The build cache is read and checked on a thread of its own while the previous release is read (it is matched
-        // to the output's release once that is known).
-        let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
-        let cacheRead = options.useCache ? Background { BuildCache.readFile(cacheFile) } : nil
-        defer { cacheRead?.join() }
 
         // The release this one follows: the live site's, a folder's (--previous DIR or the output's own), or none.
         // Read before any dataset, so an unreachable site costs seconds, not a whole compile.
@@ -194,9 +189,24 @@ public enum Build {
         // cache): read before the domains, which may keep parts of their work from it.
         let previous = try previousRelease()
         startClock.lap("previous release and input fingerprint")
-        let (current, cache) = try outputTree(options, previous: previous, cache: cacheRead, notes: &summary.notes)
-        startClock.lap("output tree and build cache")
-        if !cache.isEmpty, let current { context.earlier = EarlierTree(cache: cache, release: current) }
+        let current = try outputTree(options, previous: previous)
+        // The build cache, read, checked and matched to that tree's release on a thread of its own while the domains
+        // read their inputs (a rebuild that changes nothing stops above without reading it); work kept from the
+        // earlier tree waits for it.
+        let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
+        let cacheRead = options.useCache ? current.map { current in
+            Background { () -> Result<BuildCache, BuildCache.Unused> in
+                let found = BuildCache.readFile(cacheFile).flatMap { $0.release == current.fileIndex.sha256 ? .success($0) : .failure(.otherRelease) }
+                // Its large files as they were when that build left them: not hashed again while they still are.
+                if case .success(let c) = found { current.verified.add(c.stamps) }
+                return found
+            }
+        } : nil
+        defer { cacheRead?.join() }
+        if let current, let cacheRead {
+            context.earlier = EarlierTree(cache: Once { (try? cacheRead.wait().get().entries) ?? [:] }, release: current)
+        }
+        startClock.lap("output tree")
 
         // Emit: every present domain renders its files.
         var files: [OutputFile] = []
@@ -213,6 +223,14 @@ public enum Build {
             for k in result.kinds { kinds[k.name] = k }
             summary.report += result.report
             progress("\(domain.name): \(result.files.count) files")
+        }
+
+        // What the output's files were made from (empty, and the summary says why, when the cache cannot be used).
+        var cache: [String: BuildCache.Entry] = [:]
+        switch try cacheRead?.wait() {
+        case .success(let c)?: cache = c.entries
+        case .failure(let why)?: summary.notes.append(why.description)
+        case nil: break
         }
 
         // The app's entry point is in every tree: without a catalog it is written after the other files, versioned
@@ -378,21 +396,11 @@ public enum Build {
     }
 
     /// The tree in the output folder (`previous` when the build follows the output's own release, else whatever
-    /// release the output holds), whose unchanged files are kept rather than written, and what its files were made
-    /// from: the build cache, when it describes that tree (else empty, and `notes` says why).
-    static func outputTree(_ options: BuildOptions, previous: PreviousRelease?, cache: Background<Result<BuildCache, BuildCache.Unused>>?,
-                           notes: inout [String]) throws -> (current: PreviousRelease?, cache: [String: BuildCache.Entry]) {
-        let current = try options.previousSite == nil && !options.firstRelease
+    /// release the output holds), whose unchanged files are kept rather than written.
+    static func outputTree(_ options: BuildOptions, previous: PreviousRelease?) throws -> PreviousRelease? {
+        try options.previousSite == nil && !options.firstRelease
             && (options.previous.map { $0.standardizedFileURL == options.output.standardizedFileURL } ?? true)
             ? previous : PreviousRelease.load(from: options.output)
-        guard let cache, let current else { return (current, [:]) }
-        switch try cache.wait().flatMap({ $0.release == current.fileIndex.sha256 ? .success($0) : .failure(.otherRelease) }) {
-        case .success(let c):
-            // Its large files as they were when that build left them: not hashed again while they still are.
-            current.verified.add(c.stamps)
-            return (current, c.entries)
-        case .failure(let why): notes.append(why.description); return (current, [:])
-        }
     }
 
     /// The fragments of the files written from fragments in this build and in the one before (as the cache says).
