@@ -114,6 +114,17 @@ final class IncrementalBuildTests: XCTestCase {
         return try Build.run(o)
     }
 
+    /// A real catalog of `count` products in a work folder, built once into `inc` (its first release, with a cache);
+    /// `full` is where `incrementalAndFull` builds the full side.
+    func firstRelease(_ name: String, count: Int) throws -> (catalog: Catalog, input: URL, inc: URL, full: URL) {
+        let catalog = try Self.realCatalog(count: count)
+        let work = TestSupport.tempDir(name), input = work.appendingPathComponent("input")
+        let inc = work.appendingPathComponent("inc/dist"), full = work.appendingPathComponent("full/dist")
+        try catalog.write(to: input)
+        _ = try build(input, inc, day: 0)
+        return (catalog, input, inc, full)
+    }
+
     /// The next release built twice from the same previous tree: into `inc` with its cache, and into `full`, a copy of
     /// `inc` made first, as a full one-thread build without a cache. (Side by side: the suite leaves a core idle.)
     func incrementalAndFull(_ input: URL, _ inc: URL, _ full: URL, day: Int) throws -> (BuildSummary, BuildSummary) {
@@ -131,11 +142,7 @@ final class IncrementalBuildTests: XCTestCase {
     func testRandomChangeSetsGiveTheBytesOfAFullBuild() throws {
         let seed: UInt64 = 20_261_125
         var r = Random(state: seed)
-        var catalog = try Self.realCatalog(count: 2_000)
-        let work = TestSupport.tempDir("incremental"), input = work.appendingPathComponent("input")
-        let inc = work.appendingPathComponent("inc/dist"), full = work.appendingPathComponent("full/dist")
-        try catalog.write(to: input)
-        _ = try build(input, inc, day: 0)
+        var (catalog, input, inc, full) = try firstRelease("incremental", count: 2_000)
         // Releases 1–3: two product changes each (all six kinds, in random order); 4: the global changes (each
         // renders everything again); 5: two or three random product changes.
         let local = Self.productChanges.shuffledBy(&r)
@@ -168,11 +175,7 @@ final class IncrementalBuildTests: XCTestCase {
     /// the keyword maps copied from the previous files, the second time from files that were spliced themselves — and
     /// each tree is still the full build's, byte for byte.
     func testPriceChangesSpliceTheSearchIndexes() throws {
-        var catalog = try Self.realCatalog(count: 800)
-        let work = TestSupport.tempDir("splice"), input = work.appendingPathComponent("input")
-        let inc = work.appendingPathComponent("inc/dist"), full = work.appendingPathComponent("full/dist")
-        try catalog.write(to: input)
-        _ = try build(input, inc, day: 0)
+        var (catalog, input, inc, full) = try firstRelease("splice", count: 800)
         var r = Random(state: 11)
         let termsKept = "term and vocabulary files kept from the build before"
         for day in 1...2 {
@@ -282,11 +285,7 @@ final class IncrementalBuildTests: XCTestCase {
     /// in place with its size kept is hashed, found not to be the file its release lists, and the build stops with the
     /// tree as it was.
     func testStampsOfLargeFilesAreTrustedOnlyWhileTheyHold() throws {
-        var catalog = try Self.realCatalog(count: 300)
-        let work = TestSupport.tempDir("stamps"), input = work.appendingPathComponent("input")
-        let inc = work.appendingPathComponent("inc/dist"), full = work.appendingPathComponent("full/dist")
-        try catalog.write(to: input)
-        _ = try build(input, inc, day: 0)
+        var (catalog, input, inc, full) = try firstRelease("stamps", count: 300)
         let cache = try BuildCache.readFile(BuildCache.location(for: inc, folder: nil)).get()
         XCTAssertEqual(cache.stamps.keys.sorted(), ["search-index-compact.json", "search-index.json"])
         for (path, stamp) in cache.stamps { XCTAssertEqual(FileStamp(path: inc.appendingPathComponent(path).path), stamp, path) }
