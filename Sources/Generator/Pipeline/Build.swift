@@ -196,7 +196,7 @@ public enum Build {
         let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
         let cacheRead = options.useCache ? current.map { current in
             Background { () -> Result<BuildCache, BuildCache.Unused> in
-                let found = BuildCache.readFile(cacheFile).flatMap { $0.release == current.fileIndex.sha256 ? .success($0) : .failure(.otherRelease) }
+                let found = BuildCache.load(cacheFile, release: current.fileIndex.sha256)
                 // Its large files as they were when that build left them: not hashed again while they still are.
                 if case .success(let c) = found { current.verified.add(c.stamps) }
                 return found
@@ -204,7 +204,7 @@ public enum Build {
         } : nil
         defer { cacheRead?.join() }
         if let current, let cacheRead {
-            context.earlier = EarlierTree(cache: Once { (try? cacheRead.wait().get().entries) ?? [:] }, release: current)
+            context.earlier = EarlierTree(cache: { (try? cacheRead.wait().get().entries) ?? [:] }, release: current)
         }
         startClock.lap("output tree")
 

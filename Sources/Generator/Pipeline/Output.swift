@@ -237,14 +237,14 @@ public enum ISODate {
 /// holds): what each file was made from, and its bytes, checked against the release's index. With it a domain keeps
 /// work the cache cannot keep by path alone: the ranked index's term shards, named by their content.
 final class EarlierTree: @unchecked Sendable {
-    /// (Read on another thread while the build goes on: asked for only when a unit looks for kept work.)
-    private let cache: Once<[String: BuildCache.Entry]>
+    /// (Read on another thread while the build goes on: waited for only when a unit looks for kept work.)
+    private let cache: @Sendable () -> [String: BuildCache.Entry]
     private let release: PreviousRelease
 
     private let lock = NSLock()
     private var said: [String] = []
 
-    init(cache: Once<[String: BuildCache.Entry]>, release: PreviousRelease) { self.cache = cache; self.release = release }
+    init(cache: @escaping @Sendable () -> [String: BuildCache.Entry], release: PreviousRelease) { self.cache = cache; self.release = release }
 
     /// What was kept this way, for the build's summary.
     var notes: [String] { lock.lock(); defer { lock.unlock() }; return said }
@@ -252,7 +252,7 @@ final class EarlierTree: @unchecked Sendable {
 
     /// The files the cache says were made from `fingerprint`.
     func paths(madeFrom fingerprint: Fingerprint) -> Set<String> {
-        Set(((try? cache.value()) ?? [:]).lazy.filter { $0.value.fingerprint == fingerprint }.map(\.key))
+        Set(cache().lazy.filter { $0.value.fingerprint == fingerprint }.map(\.key))
     }
 
     /// A file's bytes, when the output still has it as the release's index describes it (size and hash).

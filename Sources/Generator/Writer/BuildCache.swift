@@ -109,10 +109,6 @@ public struct BuildCache: Sendable {
         return decode(bytes)
     }
 
-    static func decode(_ bytes: [UInt8], release: String) -> Result<BuildCache, Unused> {
-        decode(bytes).flatMap { $0.release == release ? .success($0) : .failure(.otherRelease) }
-    }
-
     static func decode(_ bytes: [UInt8]) -> Result<BuildCache, Unused> {
         guard bytes.starts(with: magic) else { return .failure(.notACache) }
         guard bytes.count >= magic.count + 32, Array(SHA256.hash(data: bytes[..<(bytes.count - 32)])) == Array(bytes.suffix(32)) else {

@@ -51,7 +51,7 @@ final class CatalogContext: @unchecked Sendable {
             var prefix: UInt64 = 0
             for k in 0..<8 { prefix = prefix << 8 | UInt64(k < name.count ? name[k] : 0) }
             self.group = group; self.namePrefix = prefix
-            nameIsASCII = name.allSatisfy { $0 < 0x80 }
+            nameIsASCII = ProductStore.isASCII(name)
         }
     }
 
