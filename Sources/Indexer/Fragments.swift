@@ -6,15 +6,19 @@ import Schemas
 /// A large file that lists everything (a search index lists every product) is written as a sequence of fragments,
 /// each named by a key that changes whenever anything the fragment's bytes depend on changes (a fingerprint). The
 /// next build finds a fragment whose key it still has in the earlier file and copies its bytes instead of rendering
-/// it: a price change re-renders one entry of a 90 MB index, not the index. Keys are the caller's (any `Hashable`),
+/// it: a price change re-renders one entry of a 90 MB index, not the index. Keys are the caller's (`FragmentKey`),
 /// so this module knows nothing of how they are made.
-public final class FragmentReuse<Key: Hashable & Sendable>: @unchecked Sendable {
+public final class FragmentReuse: @unchecked Sendable {
+    public typealias Key = FragmentKey
     /// Reads `count` bytes of the earlier file at `offset` into the given buffer (false when it cannot).
     public typealias Reader = (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Bool
 
     /// The earlier file, read on demand (fragments are copied in file order: a window of it is kept, never the whole).
     private let read: Reader?
     private let oldRanges: [Key: Range<Int>]
+    /// The earlier file's last fragment (a writer that ends with a fragment of its own, like the seed indexes' maps,
+    /// finds it here when its key has changed).
+    public let earlierLast: Range<Int>?
     private var window = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     private var windowRange = 0..<0
     /// The new file's fragments, in the order written.
@@ -40,12 +44,34 @@ public final class FragmentReuse<Key: Hashable & Sendable>: @unchecked Sendable 
         // A range outside the file (a cache that does not describe this file) is never used.
         for (k, r) in ranges where r.lowerBound >= 0 && r.upperBound <= size { table[k] = r }
         self.oldRanges = read == nil ? [:] : table
+        self.earlierLast = read == nil ? nil : ranges.last.flatMap { table[$0.key] == $0.range ? $0.range : nil }
     }
 
     deinit { window.deallocate() }
 
     /// Whether the earlier file had a fragment named `key`.
     public func has(_ key: Key) -> Bool { oldRanges[key] != nil }
+
+    /// The earlier file's fragments whose keys are not among `keys` (nor the last one): what the new file drops.
+    public func earlierRanges(notIn keys: Set<Key>) -> [Range<Int>] {
+        oldRanges.lazy.filter { !keys.contains($0.key) && $0.value != self.earlierLast }.map(\.value).sorted { $0.lowerBound < $1.lowerBound }
+    }
+
+    /// The number of the earlier file's fragments.
+    public var earlierCount: Int { oldRanges.count }
+
+    /// The keys of the earlier file's fragments in file order, the last one aside.
+    public func earlierKeys() -> [Key] {
+        oldRanges.lazy.filter { $0.value != self.earlierLast }.sorted { $0.value.lowerBound < $1.value.lowerBound }.map(\.key)
+    }
+
+    /// The earlier file's bytes in `r`. Throws when they cannot be read (the file changed under the build).
+    public func earlierBytes(_ r: Range<Int>) throws -> [UInt8] {
+        guard let read else { throw Unreadable() }
+        var bytes = [UInt8](repeating: 0, count: r.count)
+        guard r.isEmpty || bytes.withUnsafeMutableBytes({ read(r.lowerBound, $0) }) else { throw Unreadable() }
+        return bytes
+    }
 
     /// Appends the earlier bytes of the fragment named `key` to `out` as one value or run of members (see
     /// `JSONStream.raw`), and returns their length; nil when there was no such fragment. Throws when the earlier file
@@ -134,4 +160,14 @@ public final class FragmentReuse<Key: Hashable & Sendable>: @unchecked Sendable 
     func wroteRendered(_ name: String, _ range: Range<Int>) {
         lock.lock(); renderedRanges.append((name, range)); lock.unlock()
     }
+}
+
+/// The name of a fragment: 256 bits of a cryptographic digest (the caller's fingerprint of what the fragment's bytes
+/// depend on). A concrete type, not a generic parameter: the tables of 100,000 keys are then compiled for it in this
+/// module, where a generic one would be run unspecialised from the caller's.
+public struct FragmentKey: Hashable, Sendable {
+    public let a: UInt64, b: UInt64, c: UInt64, d: UInt64
+    public init(a: UInt64, b: UInt64, c: UInt64, d: UInt64) { self.a = a; self.b = b; self.c = c; self.d = d }
+    /// (Two words of a digest are as good a hash as four.)
+    public func hash(into h: inout Hasher) { h.combine(a); h.combine(b) }
 }

@@ -46,15 +46,16 @@ public enum SeedIndex {
     /// The fragments of an index (see `FragmentReuse`): one per product entry (keyed by the document's position in
     /// `docs`), and the tail (the keyword, category and brand maps together), whose key must change whenever any
     /// document's id, name, brand, category, description or searchability changes, or their order.
-    public struct Fragments<Key: Hashable & Sendable>: Sendable {
+    public struct Fragments: Sendable {
+        public typealias Key = FragmentKey
         public var entryKeys: [Key]
         public var tailKey: Key
-        public var reuse: FragmentReuse<Key>
+        public var reuse: FragmentReuse
         /// The entries' order when it is not the documents' (recorded for the next build, see `reusableOrder`).
         public var order: [Int]? {
             didSet { reuse.order = order.map { $0.map(Int32.init) } ?? [] }
         }
-        public init(entryKeys: [Key], tailKey: Key, reuse: FragmentReuse<Key>) {
+        public init(entryKeys: [Key], tailKey: Key, reuse: FragmentReuse) {
             self.entryKeys = entryKeys; self.tailKey = tailKey; self.reuse = reuse
         }
 
@@ -76,11 +77,11 @@ public enum SeedIndex {
     /// head (everything before the products).
     public static let entryFragment = "product", headFragment = "head"
 
-    /// With `fragments` whose tail is in the earlier file (no text changed, only prices, ratings, images and the
-    /// like): the index is spliced — each entry copied from the earlier file when its key is there, else written;
-    /// the tail copied whole. Otherwise it is written whole, and every fragment recorded for the next build.
-    public static func write<Key>(_ docs: [SearchDocument], order: [Int]? = nil, version: String, generatedAt: String, compact: Bool,
-                                  threads: Int = 1, fragments: Fragments<Key>?, to out: JSONStream) throws {
+    /// With `fragments` of an earlier file: the index is spliced when it can be (see `splice`) — each entry copied from
+    /// the earlier file when its key is there, else written; the maps copied whole when no text changed, else edited.
+    /// Otherwise it is written whole, and every fragment recorded for the next build.
+    public static func write(_ docs: [SearchDocument], order: [Int]? = nil, version: String, generatedAt: String, compact: Bool,
+                                  threads: Int = 1, fragments: Fragments?, to out: JSONStream) throws {
         guard let f = fragments else {
             return try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads, to: out)
         }
@@ -90,41 +91,110 @@ public enum SeedIndex {
         try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads, recording: f, to: out)
     }
 
-    /// The index spliced from the earlier file, when its tail is there (no searchable text changed): each entry
-    /// copied when its key is in the earlier file, else made by `document(i)` (the i-th document, asked only for
-    /// these) and written; the tail copied whole. Runs of entries that lay side by side in the earlier file are
-    /// copied as one. False, with nothing written, when the tail is not in the earlier file.
-    public static func splice<Key>(count: Int, document: (Int) -> SearchDocument, order: [Int]? = nil, version: String, generatedAt: String,
-                                   compact: Bool, fragments f: Fragments<Key>, to out: JSONStream) throws -> Bool {
+    /// The index spliced from the earlier file: each entry copied when its key is in the earlier file, else made by
+    /// `document(i)` (the i-th document, asked only for these) and written; the maps copied whole when their key is
+    /// there (no searchable text changed), else edited for the entries added and dropped (see `MapSplice`), when they
+    /// are few (`mapSpliceLimit`). Runs of entries that lay side by side in the earlier file are copied as one.
+    /// `id`: the i-th document's id (cheaper than `document(i)`; asked only when maps are edited). False, with nothing
+    /// written, when the index is better written whole.
+    public static func splice(count: Int, document: (Int) -> SearchDocument, id: ((Int) -> String)? = nil, order: [Int]? = nil,
+                                   version: String, generatedAt: String, compact: Bool, fragments f: Fragments,
+                                   to out: JSONStream) throws -> Bool {
         precondition(f.entryKeys.count == count, "one entry key per document")
-        guard f.reuse.has(f.tailKey) else { return false }
+        guard !f.reuse.isEmpty else { return false }
+        // The entries to make (positions in the index), each made before anything is written: their keys decide the maps.
+        let made = (0..<count).filter { !f.reuse.has(f.entryKeys[order?[$0] ?? $0]) }
+        var maps: MapSplice?
+        if !f.reuse.has(f.tailKey) {
+            guard let m = try mapSplice(made: made.count, fragments: f) else { return false }
+            maps = m
+        }
+        var memo = FieldKeys()
+        var words = Vocabulary()
+        let scratch = JSONStream(capacity: 1024), keyText = JSONStream(capacity: 64)
+        var texts: [[UInt8]] = []
+        texts.reserveCapacity(made.count)
+        var additions: [[MapSplice.Addition]] = [[], [], []]
+        for k in made {
+            let d = document(order?[k] ?? k)
+            scratch.reset()
+            let keys = try entry(d, compact: compact, memo: &memo, words: &words, to: scratch)
+            texts.append(scratch.bytes)
+            guard maps != nil else { continue }
+            keyText.reset(); keyText.string(d.id)
+            let idText = keyText.bytes
+            func add(_ map: Int, _ key: String) {
+                keyText.reset(); keyText.string(key)
+                additions[map].append(.init(keyText: keyText.bytes, key: key, position: k, id: idText))
+            }
+            for n in keys { add(0, words.words[Int(n)]) }
+            if !compact { add(1, d.category); add(2, d.brand) }
+        }
+        var plans: [MapSplice.Plan] = []
+        if let maps {
+            // Each id's position in the index, looked up only to place an id in a list.
+            var positions: [String: Int]?
+            func position(_ of: String) -> Int? {
+                if positions == nil {
+                    var table = [String: Int](minimumCapacity: count)
+                    for k in 0..<count { let i = order?[k] ?? k; table[id?(i) ?? document(i).id] = k }
+                    positions = table
+                }
+                return positions![of]
+            }
+            do { plans = try maps.plan(adding: additions, position: position) } catch is SpliceFailed { return false }
+        }
+
         let headStart = out.count
         writeHead(count, version: version, generatedAt: generatedAt, to: out)
         f.reuse.wroteRendered(headFragment, headStart..<out.count)
         out.key("products"); out.beginArray()
-        var memo = FieldKeys()
-        var words = Vocabulary()
-        let scratch = JSONStream(capacity: 1024)
-        var run = FragmentReuse<Key>.Run()
+        var run = FragmentReuse.Run()
+        var next = 0
         for k in 0..<count {
-            let i = order?[k] ?? k
-            let key = f.entryKeys[i]
+            let key = f.entryKeys[order?[k] ?? k]
             if f.reuse.extend(&run, with: key) { continue }
             try f.reuse.copy(&run, to: out)
             if f.reuse.extend(&run, with: key) { continue }
-            scratch.reset()
-            _ = try entry(document(i), compact: compact, memo: &memo, words: &words, to: scratch)
-            scratch.withBytes { out.raw($0) }
-            let r = (out.count - scratch.count)..<out.count
+            precondition(made[next] == k, "an entry to make was not made")
+            out.raw(texts[next])
+            let r = (out.count - texts[next].count)..<out.count
+            next += 1
             f.reuse.wrote(key, r, copied: false)
             f.reuse.wroteRendered(entryFragment, r)
         }
         try f.reuse.copy(&run, to: out)
         out.endArray()
-        guard let n = try f.reuse.copy(f.tailKey, to: out) else { throw FragmentReuse<Key>.Unreadable() }
-        f.reuse.wrote(f.tailKey, (out.count - n)..<out.count, copied: true)
+        if let maps {
+            let tailStart = out.count + 1   // (after the comma that ends the products)
+            maps.write(plans, to: out) { f.reuse.wroteRendered(memberFragment, $0) }
+            f.reuse.wrote(f.tailKey, tailStart..<out.count, copied: false)
+        } else {
+            guard let n = try f.reuse.copy(f.tailKey, to: out) else { throw FragmentReuse.Unreadable() }
+            f.reuse.wrote(f.tailKey, (out.count - n)..<out.count, copied: true)
+        }
         out.endObject()
         return true
+    }
+
+    /// The earlier maps, ready to be edited for `made` new entries and the entries the earlier file had and this one
+    /// drops (their ids read from their earlier text); nil when that is more than `mapSpliceLimit` entries, or the
+    /// earlier text is not as the writer makes it.
+    static func mapSplice(made: Int, fragments f: Fragments) throws -> MapSplice? {
+        guard made <= mapSpliceLimit, let tail = f.reuse.earlierLast else { return nil }
+        // (Entries kept are the new file's but the made ones: the earlier file had more only when it had some dropped.)
+        let kept = f.entryKeys.count - made
+        let dropped = f.reuse.earlierCount - 1 == kept ? [] : f.reuse.earlierRanges(notIn: Set(f.entryKeys))
+        guard made + dropped.count <= mapSpliceLimit else { return nil }
+        // An entry starts with its id: {"id":"…",
+        let head = Array(#"{"id":"#.utf8)
+        var ids: [[UInt8]] = []
+        for r in dropped {
+            let text = try f.reuse.earlierBytes(r)
+            guard text.starts(with: head), let end = text.withUnsafeBufferPointer({ stringEnd($0, head.count) }) else { return nil }
+            ids.append(Array(text[head.count..<end]))
+        }
+        return MapSplice(tail: try f.reuse.earlierBytes(tail), dropped: ids)
     }
 
     static func writeHead(_ count: Int, version: String, generatedAt: String, to out: JSONStream) {
@@ -137,12 +207,12 @@ public enum SeedIndex {
     public static func write(_ docs: [SearchDocument], order: [Int]? = nil, version: String, generatedAt: String, compact: Bool,
                              threads: Int = 1, to out: JSONStream) throws {
         try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads,
-                  recording: Fragments<Int>?.none, to: out)
+                  recording: nil, to: out)
     }
 
     /// The whole index, written; with `recording`, each entry's and the tail's place in it is noted.
-    static func write<Key>(_ docs: [SearchDocument], order: [Int]?, version: String, generatedAt: String, compact: Bool,
-                           threads: Int, recording: Fragments<Key>?, to out: JSONStream) throws {
+    static func write(_ docs: [SearchDocument], order: [Int]?, version: String, generatedAt: String, compact: Bool,
+                           threads: Int, recording: Fragments?, to out: JSONStream) throws {
         let at = order ?? Array(docs.indices)
         precondition(at.count == docs.count, "order must list every document once")
         // Each product's entry text and keys (numbers of its chunk's words, see `Vocabulary`), in parallel chunks.
@@ -249,13 +319,17 @@ public enum SeedIndex {
         private var isASCII: [Bool] = []
         private let scratch = JSONStream(capacity: 64)
 
-        mutating func number(_ w: String) -> Int32 {
-            if let n = numbers[w] { return n }
+        mutating func number(_ word: String) -> Int32 {
+            if let n = numbers[word] { return n }
             let n = Int32(words.count)
+            // Kept in one spelling, NFC: Strings equal as Swift compares them ("é" composed or not) are one word, and
+            // which spelling a chunk of products met first must not decide the bytes (nor a splice's, see `MapSplice`).
+            let ascii = word.utf8.allSatisfy { $0 < 0x80 }
+            let w = ascii ? word : word.precomposedStringWithCanonicalMapping
             numbers[w] = n; words.append(w); postings.append([])
             utf8 += w.utf8; utf8Starts.append(utf8.count)
             scratch.reset(); scratch.string(w); scratch.withBytes { json += $0 }; jsonStarts.append(json.count)
-            isASCII.append(w.utf8.allSatisfy { $0 < 0x80 })
+            isASCII.append(ascii)
             if w.isEmpty { empty = n }
             return n
         }

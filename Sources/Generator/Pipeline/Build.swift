@@ -510,7 +510,7 @@ public enum Build {
                             }
                         } else if case .fragmented(_, let write) = f.content {
                             // The earlier version's fragments, when the cache knows them and the output still has that file.
-                            var reuse = FragmentReuse<Fingerprint>()
+                            var reuse = FragmentReuse()
                             var size = 1024
                             if let c = cache[f.path], !c.fragments.isEmpty, let old = earlier(f.path, c) {
                                 reuse = FragmentReuse(size: old.size, ranges: c.fragments, order: c.order, read: { old.read($0, $1) })

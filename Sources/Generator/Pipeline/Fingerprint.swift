@@ -1,14 +1,14 @@
 import Foundation
 import Crypto
+import Indexer
 
 /// What an output file was made from: a SHA-256 over every input record and setting its bytes depend on. Equal
 /// fingerprints (with the same compiler, see `BuildCache`) mean equal bytes, so a rebuild reuses the file from the
-/// previous tree without rendering, checking or hashing it again.
-public struct Fingerprint: Hashable, Sendable {
-    let a: UInt64, b: UInt64, c: UInt64, d: UInt64
+/// previous tree without rendering, checking or hashing it again. (The Indexer's `FragmentKey`: fragments of large
+/// files are named by fingerprints too.)
+public typealias Fingerprint = FragmentKey
 
-    init(a: UInt64, b: UInt64, c: UInt64, d: UInt64) { self.a = a; self.b = b; self.c = c; self.d = d }
-
+extension Fingerprint {
     /// From a SHA-256 digest, without an array on the way (200,000 of them in a build of 100,000 products).
     init(digest: SHA256.Digest) {
         var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)

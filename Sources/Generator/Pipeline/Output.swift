@@ -75,7 +75,7 @@ public struct OutputFile: Sendable {
         /// `write` gets the earlier version's fragments (none on a first build), records the new ones, and returns
         /// what must be checked when it copied any (the parts it rendered, each against its kind's fragment schema, or
         /// the whole kind's schema when the check names none). When it copied nothing, the whole text is checked.
-        case fragmented(weight: Int, write: @Sendable (JSONStream, FragmentReuse<Fingerprint>) throws -> [FragmentCheck])
+        case fragmented(weight: Int, write: @Sendable (JSONStream, FragmentReuse) throws -> [FragmentCheck])
 
         /// The JSON value (rendering deferred content now; streamed content is written and parsed back); nil for raw bytes.
         func json() throws -> JSON? {
@@ -133,7 +133,7 @@ public struct OutputFile: Sendable {
 
     /// A JSON file written from fragments (see `Content.fragmented`).
     public init(path: String, kind: OutputKind, stampsBuildTime: Bool = false, weight: Int,
-                fragments write: @escaping @Sendable (JSONStream, FragmentReuse<Fingerprint>) throws -> [FragmentCheck]) {
+                fragments write: @escaping @Sendable (JSONStream, FragmentReuse) throws -> [FragmentCheck]) {
         self.path = path; self.content = .fragmented(weight: weight, write: write); self.kind = kind; self.stampsBuildTime = stampsBuildTime
     }
 

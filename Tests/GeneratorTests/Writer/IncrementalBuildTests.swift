@@ -200,6 +200,23 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertFalse(try build(input, inc, day: 3).notes.contains { $0.contains(termsKept) })
     }
 
+    /// Products added, removed and renamed (searchable text changes): the seed indexes are still spliced — entries
+    /// copied, the keyword, category and brand maps edited rather than made again — and each tree is the full build's.
+    func testAddedRemovedAndRenamedProductsSpliceTheSearchIndexes() throws {
+        var (catalog, input, inc, full) = try firstRelease("splice-text", count: 800)
+        var r = Random(state: 17)
+        for day in 1...2 {
+            let did = ["product added", "product removed", "name", "brand", "product added"].enumerated().map { Self.change($1, &catalog, &r, serial: day * 10 + $0) }
+            try catalog.write(to: input)
+            let (a, b) = try incrementalAndFull(input, inc, full, day: day)
+            let priced = catalog.products.filter { ($0["price"] as? NSNumber) != nil }.count
+            // Both indexes: every entry but the (at most 5) changed ones.
+            XCTAssertGreaterThanOrEqual(a.copiedFragments, 2 * (priced - 5), "release \(day + 1) (\(did)): the indexes were not spliced")
+            XCTAssertEqual(b.copiedFragments, 0)
+            XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full), "release \(day + 1) (\(did))")
+        }
+    }
+
     /// A spliced index checks the entries it wrote against the entry schema: a bad one is refused, naming the file.
     func testWrittenFragmentsAreChecked() throws {
         let checker = try OutputValidation(kinds: [SearchIndexOutput.full], baseURL: "https://example.invalid/")

@@ -23,13 +23,15 @@ struct SearchIndexOutput: CatalogOutput {
         "brands": S.map(S.array(S.nonEmptyString, minItems: 1)),
     ])
     /// Each index lists every product in one file: a large catalog leaves them out (`search/` serves search at any size).
+    /// A member of the keyword, category or brand map, made anew in a splice: checked as a one-member map.
+    static let member = S.map(S.array(S.nonEmptyString, minItems: 1))
     static let sizeSetting = SizeSetting("catalog.seedIndexes to false", leavesOut: true)
     static let full = OutputKind(name: "search-index", pathTemplate: "search-index.json",
                                  summary: "Keyword search index in the design document's SearchIndex shape (exact lookup of lowercased words).",
-                                 schema: schema, fragments: [SeedIndex.entryFragment: entry], sizeSetting: sizeSetting)
+                                 schema: schema, fragments: [SeedIndex.entryFragment: entry, SeedIndex.memberFragment: member], sizeSetting: sizeSetting)
     static let compact = OutputKind(name: "search-index-compact", pathTemplate: "search-index-compact.json",
                                     summary: "Smaller SearchIndex for the SearchManager: distinguishing words of name, brand and category only; no per-product keyword lists, image URLs or brand and category maps.",
-                                    schema: schema, fragments: [SeedIndex.entryFragment: entry], sizeSetting: sizeSetting)
+                                    schema: schema, fragments: [SeedIndex.entryFragment: entry, SeedIndex.memberFragment: member], sizeSetting: sizeSetting)
     /// What follows the head of an index with no products: with the head, a whole index the schema checks (the
     /// head's members, when everything after them was copied).
     static let emptyRest = Array(#","products":[],"keywords":{},"categories":{},"brands":{}}"#.utf8)
@@ -66,6 +68,8 @@ struct SearchIndexOutput: CatalogOutput {
         var all: [SearchDocument] { try! made.value() }   // (making them cannot fail)
         /// The document at position `k` of the search order.
         func document(_ k: Int) -> SearchDocument { SearchIndexOutput.document(context, context.model.products[context.searchOrder[k]]) }
+        /// Its id alone.
+        func id(_ k: Int) -> String { context.model.products[context.searchOrder[k]].segment }
     }
 
     /// An entry's key: the product, whether compact, and the catalog context.
@@ -94,12 +98,38 @@ struct SearchIndexOutput: CatalogOutput {
         }
     }
 
+    /// The compact index's order made from the earlier file's, when few entries changed (see `SeedIndex.mapSpliceLimit`):
+    /// the entries it keeps in their order there (the order of two entries depends only on their own text), and each
+    /// new one placed by the order's comparison. Nil without an earlier file, or when more entries changed.
+    static func compactOrder(earlier reuse: FragmentReuse, keys: [Fingerprint], document: (Int) -> SearchDocument) -> [Int]? {
+        guard !reuse.isEmpty else { return nil }
+        var fresh = [Fingerprint: Int](minimumCapacity: keys.count)
+        for (i, k) in keys.enumerated() { fresh[k] = i }
+        var order: [Int] = []
+        order.reserveCapacity(keys.count)
+        for k in reuse.earlierKeys() { if let i = fresh.removeValue(forKey: k) { order.append(i) } }
+        guard fresh.count <= SeedIndex.mapSpliceLimit else { return nil }
+        // (The same comparison as `compactOrder(_:)`: ranks order as the texts do.)
+        func precedes(_ a: SearchDocument, _ b: SearchDocument) -> Bool { (a.category, a.brand, a.name, a.id) < (b.category, b.brand, b.name, b.id) }
+        for i in fresh.values.sorted() {
+            let d = document(i)
+            var lo = 0, hi = order.count
+            while lo < hi { let mid = (lo + hi) / 2; if precedes(document(order[mid]), d) { lo = mid + 1 } else { hi = mid } }
+            order.insert(i, at: lo)
+        }
+        return order
+    }
+
     /// What to check of an index that copied fragments: the entries it wrote, and its head as a whole index.
-    static func checks(_ text: JSONStream, _ reuse: FragmentReuse<Fingerprint>) -> [FragmentCheck] {
+    static func checks(_ text: JSONStream, _ reuse: FragmentReuse) -> [FragmentCheck] {
         text.withBytes { bytes in
             reuse.renderedRanges.map { name, r in
                 let part = Array(bytes[r])
-                return name == SeedIndex.headFragment ? FragmentCheck(bytes: part + emptyRest, fragment: nil) : FragmentCheck(bytes: part, fragment: name)
+                switch name {
+                case SeedIndex.headFragment: return FragmentCheck(bytes: part + emptyRest, fragment: nil)
+                case SeedIndex.memberFragment: return FragmentCheck(bytes: [0x7B] + part + [0x7D], fragment: name)   // ({member})
+                default: return FragmentCheck(bytes: part, fragment: name)
+                }
             }
         }
     }
@@ -121,8 +151,8 @@ struct SearchIndexOutput: CatalogOutput {
                     return []
                 }
                 let fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: tail, reuse: reuse)
-                if try !SeedIndex.splice(count: count, document: docs.document, version: version, generatedAt: generatedAt, compact: false,
-                                         fragments: fragments, to: out) {
+                if try !SeedIndex.splice(count: count, document: docs.document, id: docs.id, version: version, generatedAt: generatedAt,
+                                         compact: false, fragments: fragments, to: out) {
                     try SeedIndex.write(docs.all, version: version, generatedAt: generatedAt, compact: false, threads: threads, fragments: fragments, to: out)
                 }
                 return Self.checks(out, reuse)
@@ -133,19 +163,16 @@ struct SearchIndexOutput: CatalogOutput {
                     try SeedIndex.write(all, order: Self.compactOrder(all), version: version, generatedAt: generatedAt, compact: true, threads: threads, to: out)
                     return []
                 }
-                // Spliced, the entries keep the earlier file's order (the text that decides it has not changed).
+                // Spliced with its maps kept, the entries keep the earlier file's order (the text that decides it has not
+                // changed); otherwise the order is made again, and the index spliced when few entries changed.
                 var fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: tail, reuse: reuse)
-                if let order = fragments.reusableOrder {
-                    fragments.order = order
-                    if try SeedIndex.splice(count: count, document: docs.document, order: order, version: version, generatedAt: generatedAt,
-                                            compact: true, fragments: fragments, to: out) {
-                        return Self.checks(out, reuse)
-                    }
-                }
-                let all = docs.all
-                let order = Self.compactOrder(all)
+                let order = fragments.reusableOrder ?? Self.compactOrder(earlier: reuse, keys: keys, document: docs.document) ?? Self.compactOrder(docs.all)
                 fragments.order = order
-                try SeedIndex.write(all, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads, fragments: fragments, to: out)
+                if try !SeedIndex.splice(count: count, document: docs.document, id: docs.id, order: order, version: version,
+                                         generatedAt: generatedAt, compact: true, fragments: fragments, to: out) {
+                    try SeedIndex.write(docs.all, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads,
+                                        fragments: fragments, to: out)
+                }
                 return Self.checks(out, reuse)
             },
         ]
