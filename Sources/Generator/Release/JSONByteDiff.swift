@@ -10,9 +10,15 @@ import Schemas
 /// always written with the same bytes. `diff` returns nil for text the scanner cannot vouch for (anything that is not
 /// one well-formed JSON value); the caller then falls back to the value diff.
 enum JSONByteDiff {
+    /// The patch as a value (tests and tools; the release stage keeps its text, see `patch`).
     static func diff(_ a: [UInt8], _ b: [UInt8], arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []),
                      same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSON? {
         a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in diff(x, y, arrays: arrays, same: same) } }
+    }
+
+    static func diff(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>,
+                     arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSON? {
+        patch(x, y, arrays: arrays, same: same).flatMap { try? JSONReader.parse($0) }
     }
 
     /// `arrays`: where values that are elements of arrays are known to lie in each side (the entries of a file
@@ -20,17 +26,38 @@ enum JSONByteDiff {
     /// Ranges that do not line up as the elements of one array are ignored.
     /// `same`: ranges known to hold the same bytes in both (fragments the new side copied from the old one): compared
     /// without reading them, and a pair that ends both texts alike stands for their common end.
-    static func diff(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>,
-                     arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSON? {
+    /// The patch's text: the operations `JSONPatch.diff` gives, as our writer writes them, each value copied from the
+    /// new side's text (a replaced 30 MB map is never parsed into values, nor written again).
+    static func patch(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>,
+                      arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = []) -> [UInt8]? {
         let sa = Scanner(x, elements: arrays.old), sb = Scanner(y, elements: arrays.new)
         guard let ra = sa.root(), let rb = sb.root() else { return nil }
-        var ops: [JSON] = []
+        var ops = Operations(new: y)
         // (Pairs inside both texts only: a pair from a layout that does not describe them is of no use.)
         let pairs = same.filter { $0.old.count == $0.new.count && $0.old.upperBound <= x.count && $0.new.upperBound <= y.count && !$0.old.isEmpty }
         let differ = Differ(a: sa, b: sb, same: Dictionary(pairs.map { ($0.old.lowerBound, $0.new) }, uniquingKeysWith: { a, _ in a }),
                             last: pairs.max { $0.old.upperBound < $1.old.upperBound })
         guard differ.diff(ra, rb, "", &ops) else { return nil }
-        return .array(ops)
+        ops.text.endArray()
+        return ops.text.bytes
+    }
+
+    /// A patch's operations, written as they are found.
+    struct Operations {
+        let new: UnsafeBufferPointer<UInt8>
+        let text = JSONStream(capacity: 4096)
+        init(new: UnsafeBufferPointer<UInt8>) { self.new = new; text.beginArray() }
+
+        func remove(_ path: String) {
+            text.beginObject(); text.key("op"); text.string("remove"); text.key("path"); text.string(path); text.endObject()
+        }
+        /// An `add` or `replace` of the new side's value at `value` (a value the scanner found: its own parse is the
+        /// delta's, checked against the delta schema like every release file).
+        func put(_ op: StaticString, _ path: String, _ value: Range<Int>) {
+            text.beginObject(); text.key("op"); text.string(op.description); text.key("path"); text.string(path)
+            text.key("value"); text.raw(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: new[value])))
+            text.endObject()
+        }
     }
 
     /// Finds where values start and end; never builds them.
@@ -206,7 +233,7 @@ enum JSONByteDiff {
             return a.equal(x, b, y)
         }
 
-        func diff(_ x: Range<Int>, _ y: Range<Int>, _ path: String, _ ops: inout [JSON]) -> Bool {
+        func diff(_ x: Range<Int>, _ y: Range<Int>, _ path: String, _ ops: inout Operations) -> Bool {
             let cx = a.bytes[x.lowerBound], cy = b.bytes[y.lowerBound]
             if cx == 0x7B && cy == 0x7B {
                 guard let (mx, my, sameRest) = pairedMembers(x, y) else { return false }
@@ -222,19 +249,14 @@ enum JSONByteDiff {
                 func name(_ k: Key) -> String { if case .name(let n) = k { return n }; return "" }
                 // Recurse only when the surviving keys keep their order and new keys come last (see JSONPatch.diff).
                 guard Array(yKeys.prefix(kept.count)) == kept.map({ xKeys[$0] }) else { return replace(path, y, &ops) }
-                for k in xKeys where yIndex[k] == nil {
-                    ops.append(.obj(["op": "remove", "path": .string(path + "/" + JSONPatch.escape(name(k)))]))
-                }
+                for k in xKeys where yIndex[k] == nil { ops.remove(path + "/" + JSONPatch.escape(name(k))) }
                 for i in kept where xKeys[i] != .rest {
                     let j = yIndex[xKeys[i]]!
                     if !equal(mx[i].value, my[j].value) {
                         guard diff(mx[i].value, my[j].value, path + "/" + JSONPatch.escape(name(xKeys[i])), &ops) else { return false }
                     }
                 }
-                for j in kept.count..<yKeys.count {
-                    guard let v = b.value(my[j].value) else { return false }
-                    ops.append(.obj(["op": "add", "path": .string(path + "/" + JSONPatch.escape(name(yKeys[j]))), "value": v]))
-                }
+                for j in kept.count..<yKeys.count { ops.put("add", path + "/" + JSONPatch.escape(name(yKeys[j])), my[j].value) }
                 return true
             }
             if cx == 0x5B && cy == 0x5B {
@@ -250,12 +272,9 @@ enum JSONByteDiff {
                     guard diff(ex[pre + i], ey[pre + i], "\(path)/\(pre + i)", &ops) else { return false }
                 }
                 if oldMid > newMid {
-                    for i in stride(from: pre + oldMid - 1, through: pre + common, by: -1) { ops.append(.obj(["op": "remove", "path": .string("\(path)/\(i)")])) }
+                    for i in stride(from: pre + oldMid - 1, through: pre + common, by: -1) { ops.remove("\(path)/\(i)") }
                 } else {
-                    for i in (pre + common)..<(pre + newMid) {
-                        guard let v = b.value(ey[i]) else { return false }
-                        ops.append(.obj(["op": "add", "path": .string("\(path)/\(i)"), "value": v]))
-                    }
+                    for i in (pre + common)..<(pre + newMid) { ops.put("add", "\(path)/\(i)", ey[i]) }
                 }
                 return true
             }
@@ -310,9 +329,8 @@ enum JSONByteDiff {
             return n
         }
 
-        func replace(_ path: String, _ y: Range<Int>, _ ops: inout [JSON]) -> Bool {
-            guard let v = b.value(y) else { return false }
-            ops.append(.obj(["op": "replace", "path": .string(path), "value": v]))
+        func replace(_ path: String, _ y: Range<Int>, _ ops: inout Operations) -> Bool {
+            ops.put("replace", path, y)
             return true
         }
     }

@@ -8,10 +8,10 @@ enum ReleaseFiles {
     struct TreeFile: HasPath { var path: String; var size: Int; var sha256: String; var schema: String? }
     typealias NewFile = (path: String, bytes: [UInt8], sha256: String, kind: OutputKind)
 
-    /// The diff of the parsed values, for text the byte diff cannot vouch for (nil when either side is not JSON).
-    static func valueDiff(_ old: [UInt8], _ new: [UInt8]) -> JSON? {
+    /// The diff of the parsed values, for text the byte diff cannot vouch for (nil when either side is not JSON), as text.
+    static func valueDiff(_ old: [UInt8], _ new: [UInt8]) -> [UInt8]? {
         guard let a = try? JSONReader.parse(old), let b = try? JSONReader.parse(new) else { return nil }
-        return JSONPatch.diff(a, b)
+        return try? JSONWriter().bytes(JSONPatch.diff(a, b))
     }
 
     /// Entries in path order, stably (a list in order already, as our own indexes are, is not sorted again).
@@ -44,7 +44,8 @@ enum ReleaseFiles {
         // Older releases kept: their immutable file indexes are carried into the new tree. Read and parsed on a thread
         // of their own while the patches are computed.
         var olderIndexes: [(version: Int, files: [FileEntry])] = []
-        var patches: [String: JSON] = [:]
+        // Each patch's text (a replaced map of a search index is tens of MB: never held as values).
+        var patches: [String: [UInt8]] = [:]
         let sortedCurrent = inPathOrder(current)
         if let previous {
             let cutoff = version - settings.keep
@@ -90,7 +91,7 @@ enum ReleaseFiles {
             }
             // Largest first on every worker: the search index's byte scan must not start last.
             let order = changed.indices.sorted { (changed[$0].size, $1) > (changed[$1].size, $0) }
-            var found = [Result<JSON?, Error>?](repeating: nil, count: changed.count)
+            var found = [Result<[UInt8]?, Error>?](repeating: nil, count: changed.count)
             found.withUnsafeMutableBufferPointer { found in
                 Parallel.forEach(order, threads: threads) { i in
                     found[i] = Result {
@@ -98,7 +99,7 @@ enum ReleaseFiles {
                         let f = fragments[changed[i].path]
                         let layout = f?.oldSha256 == changed[i].sha256 ? f : nil
                         let known = (old: layout?.old ?? [], new: f?.new ?? [])
-                        return JSONByteDiff.diff(old.buffer, new.buffer, arrays: known, same: layout?.same ?? [])
+                        return JSONByteDiff.patch(old.buffer, new.buffer, arrays: known, same: layout?.same ?? [])
                             ?? valueDiff(Array(old.buffer), Array(new.buffer))
                     }
                 }
@@ -126,36 +127,60 @@ enum ReleaseFiles {
                 while k < oldFiles.count, oldFiles[k].path == o.path { k += 1 }
                 return o
             }
-            var added: [JSON] = [], changed: [JSON] = [], removed: [JSON] = []
-            func remove(_ o: FileEntry) {
-                removed.append(.obj(["path": .string(o.path), "oldSha256": .string(o.sha256), "oldSize": .int(o.size)]))
-            }
-            var download = 0
+            // What the delta lists, found first; then written as text in one pass (a patch copied in as the text it
+            // is, once, and let go: the patch of a search index whose maps changed is tens of MB).
+            var added: [TreeFile] = [], changed: [(new: TreeFile, old: FileEntry)] = [], removed: [FileEntry] = []
             for f in sortedCurrent where !f.path.hasPrefix("releases/") {
-                while k < oldFiles.count, oldFiles[k].path < f.path { remove(takeOld()) }
+                while k < oldFiles.count, oldFiles[k].path < f.path { removed.append(takeOld()) }
                 if k < oldFiles.count, oldFiles[k].path == f.path {
                     let o = takeOld()
-                    if o.sha256 != f.sha256 {
-                        var entry = JSONObject([("path", .string(f.path)), ("sha256", .string(f.sha256)), ("size", .int(f.size)),
-                                                ("oldSha256", .string(o.sha256)), ("oldSize", .int(o.size))])
-                        var cost = f.size
-                        // A JSON Patch for the previous release's files, when it is smaller than the new file.
-                        if old.version == version - 1, let patch = patches[f.path] {
-                            let patchBytes = try writer.bytes(patch).count
-                            if patchBytes < f.size { entry.append("patch", patch); cost = patchBytes }
-                        }
-                        download += cost
-                        changed.append(.object(entry))
-                    }
+                    if o.sha256 != f.sha256 { changed.append((f, o)) }
                 } else {
-                    added.append(.obj(["path": .string(f.path), "sha256": .string(f.sha256), "size": .int(f.size)]))
-                    download += f.size
+                    added.append(f)
                 }
             }
-            while k < oldFiles.count { remove(takeOld()) }
+            while k < oldFiles.count { removed.append(takeOld()) }
+            // A JSON Patch for the previous release's files, when it is smaller than the new file.
+            let withPatches = old.version == version - 1
+            let patchBytes = withPatches ? changed.reduce(0) { $0 + (patches[$1.new.path]?.count ?? 0) } : 0
+            let delta = JSONStream(capacity: 256 + 200 * (added.count + changed.count + removed.count) + patchBytes)
+            var download = 0
+            delta.beginObject()
+            delta.key("fromVersion"); delta.int(old.version); delta.key("toVersion"); delta.int(version)
+            delta.key("added"); delta.beginArray()
+            for f in added {
+                delta.beginObject()
+                delta.key("path"); delta.string(f.path); delta.key("sha256"); delta.string(f.sha256); delta.key("size"); delta.int(f.size)
+                delta.endObject()
+                download += f.size
+            }
+            delta.endArray()
+            delta.key("changed"); delta.beginArray()
+            for (f, o) in changed {
+                delta.beginObject()
+                delta.key("path"); delta.string(f.path); delta.key("sha256"); delta.string(f.sha256); delta.key("size"); delta.int(f.size)
+                delta.key("oldSha256"); delta.string(o.sha256); delta.key("oldSize"); delta.int(o.size)
+                if withPatches, let patch = patches.removeValue(forKey: f.path), patch.count < f.size {
+                    delta.key("patch"); delta.raw(patch)
+                    download += patch.count
+                } else {
+                    download += f.size
+                }
+                delta.endObject()
+            }
+            delta.endArray()
+            delta.key("removed"); delta.beginArray()
+            for o in removed {
+                delta.beginObject()
+                delta.key("path"); delta.string(o.path); delta.key("oldSha256"); delta.string(o.sha256); delta.key("oldSize"); delta.int(o.size)
+                delta.endObject()
+            }
+            delta.endArray()
+            delta.key("downloadBytes"); delta.int(download)
+            delta.endObject()
             let path = "releases/\(version)/delta-from-\(old.version).json"
-            try add(path, .obj(["fromVersion": .int(old.version), "toVersion": .int(version), "added": .array(added),
-                                "changed": .array(changed), "removed": .array(removed), "downloadBytes": .int(download)]), ManifestKinds.delta)
+            let bytes = delta.bytes
+            out.append((path, bytes, Build.sha256Hex(bytes), ManifestKinds.delta))
             deltaRefs.append((old.version, path, added.count, changed.count, removed.count, download))
         }
 
