@@ -139,14 +139,16 @@ final class SeedIndexMapsTests: XCTestCase {
             try SeedIndex.write(docs, version: "v", generatedAt: "2026-11-25T00:00:00Z", compact: false, threads: threads, to: out)
             return out.bytes
         }
-        XCTAssertEqual(try written(1), try written(4))
+        let one = try written(1), four = try written(4)
+        XCTAssertTrue(one == four, "one thread and four differ: " + firstDifference(one, four))
         XCTAssertTrue(try written(1).contains(subsequence: Array(#""é":["#.utf8)), "no composed é key")
         XCTAssertFalse(try written(1).contains(subsequence: Array("\"e\u{301}\":[".utf8)), "a decomposed é key")
         let first = try build(docs, compact: false, earlier: nil)
         docs.append(SearchDocument(id: "aaa", name: "Neue Säge", brand: "E\u{301}te\u{301}", category: "Power Tools", description: "",
                                    price: JSONNumber(2), rating: nil, imageUrl: ""))
         docs = Self.ordered(docs)
-        XCTAssertEqual(try build(docs, compact: false, earlier: first.next).bytes, try whole(docs, compact: false))
+        let spliced = try build(docs, compact: false, earlier: first.next).bytes, expected = try whole(docs, compact: false)
+        XCTAssertTrue(spliced == expected, firstDifference(spliced, expected))
     }
 
     /// Past `mapSpliceLimit` changed entries the index is written whole (and is the same).
@@ -158,7 +160,8 @@ final class SeedIndexMapsTests: XCTestCase {
         docs = Self.ordered(docs)
         let made = try build(docs, compact: false, earlier: first.next)
         XCTAssertFalse(made.spliced)
-        XCTAssertEqual(made.bytes, try whole(docs, compact: false))
+        let expected = try whole(docs, compact: false)
+        XCTAssertTrue(made.bytes == expected, firstDifference(made.bytes, expected))
     }
 
     func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
