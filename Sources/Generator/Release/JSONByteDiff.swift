@@ -18,7 +18,7 @@ enum JSONByteDiff {
 
     static func diff(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>,
                      arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSON? {
-        patch(x, y, arrays: arrays, same: same).flatMap { try? JSONReader.parse($0) }
+        patch(x, y, arrays: arrays, same: same).flatMap { p in p.withBytes { try? JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) } }
     }
 
     /// `arrays`: where values that are elements of arrays are known to lie in each side (the entries of a file
@@ -29,7 +29,7 @@ enum JSONByteDiff {
     /// The patch's text: the operations `JSONPatch.diff` gives, as our writer writes them, each value copied from the
     /// new side's text (a replaced 30 MB map is never parsed into values, nor written again).
     static func patch(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>,
-                      arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = []) -> [UInt8]? {
+                      arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSONStream? {
         let sa = Scanner(x, elements: arrays.old), sb = Scanner(y, elements: arrays.new)
         guard let ra = sa.root(), let rb = sb.root() else { return nil }
         var ops = Operations(new: y)
@@ -39,7 +39,7 @@ enum JSONByteDiff {
                             last: pairs.max { $0.old.upperBound < $1.old.upperBound })
         guard differ.diff(ra, rb, "", &ops) else { return nil }
         ops.text.endArray()
-        return ops.text.bytes
+        return ops.text   // (not copied out: a replaced map is tens of MB)
     }
 
     /// A patch's operations, written as they are found.

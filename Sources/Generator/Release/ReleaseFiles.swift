@@ -9,10 +9,15 @@ enum ReleaseFiles {
     typealias NewFile = (path: String, bytes: [UInt8], sha256: String, kind: OutputKind)
 
     /// The diff of the parsed values, for text the byte diff cannot vouch for (nil when either side is not JSON), as text.
-    static func valueDiff(_ old: [UInt8], _ new: [UInt8]) -> [UInt8]? {
-        guard let a = try? JSONReader.parse(old), let b = try? JSONReader.parse(new) else { return nil }
-        return try? JSONWriter().bytes(JSONPatch.diff(a, b))
+    static func valueDiff(_ old: [UInt8], _ new: [UInt8]) -> JSONStream? {
+        guard let a = try? JSONReader.parse(old), let b = try? JSONReader.parse(new), let bytes = try? JSONWriter().bytes(JSONPatch.diff(a, b)) else { return nil }
+        let text = JSONStream(capacity: bytes.count)
+        text.raw(bytes)
+        return text
     }
+
+    /// The size from which files are diffed one at a time (see `make`).
+    static let largeDiff = 16 << 20
 
     /// Entries in path order, stably (a list in order already, as our own indexes are, is not sorted again).
     static func inPathOrder<T: HasPath>(_ list: [T]) -> [T] {
@@ -45,7 +50,7 @@ enum ReleaseFiles {
         // of their own while the patches are computed.
         var olderIndexes: [(version: Int, files: [FileEntry])] = []
         // Each patch's text (a replaced map of a search index is tens of MB: never held as values).
-        var patches: [String: [UInt8]] = [:]
+        var patches: [String: JSONStream] = [:]
         let sortedCurrent = inPathOrder(current)
         if let previous {
             let cutoff = version - settings.keep
@@ -91,9 +96,15 @@ enum ReleaseFiles {
             }
             // Largest first on every worker: the search index's byte scan must not start last.
             let order = changed.indices.sorted { (changed[$0].size, $1) > (changed[$1].size, $0) }
-            var found = [Result<[UInt8]?, Error>?](repeating: nil, count: changed.count)
+            var found = [Result<JSONStream?, Error>?](repeating: nil, count: changed.count)
+            // Files of tens of MB one at a time: each diff maps in what differs of both versions (a search index's
+            // keyword maps when a product was added), and two at once would add to the build's peak memory.
+            let large = DispatchSemaphore(value: 1)
             found.withUnsafeMutableBufferPointer { found in
                 Parallel.forEach(order, threads: threads) { i in
+                    let isLarge = changed[i].size >= Self.largeDiff
+                    if isLarge { large.wait() }
+                    defer { if isLarge { large.signal() } }
                     found[i] = Result {
                         guard let old = try previous.mappedIfPresent(changed[i].path), let new = newBytes(changed[i].path) else { return nil }
                         let f = fragments[changed[i].path]
@@ -161,7 +172,7 @@ enum ReleaseFiles {
                 delta.key("path"); delta.string(f.path); delta.key("sha256"); delta.string(f.sha256); delta.key("size"); delta.int(f.size)
                 delta.key("oldSha256"); delta.string(o.sha256); delta.key("oldSize"); delta.int(o.size)
                 if withPatches, let patch = patches.removeValue(forKey: f.path), patch.count < f.size {
-                    delta.key("patch"); delta.raw(patch)
+                    delta.key("patch"); patch.withBytes { delta.raw($0) }
                     download += patch.count
                 } else {
                     download += f.size
