@@ -82,6 +82,10 @@ public final class FragmentReuse: @unchecked Sendable {
         return r.count
     }
 
+    /// Appends the earlier file's bytes in `r` to `out` as one value or run of values (read through the window, never
+    /// held whole). Throws when the earlier file cannot be read there.
+    public func copyEarlier(_ r: Range<Int>, to out: JSONStream) throws { _ = try copy(r, to: out) }
+
     /// Appends the earlier file's bytes in `r` to `out` as one value or run of values; returns where they start in `out`.
     private func copy(_ r: Range<Int>, to out: JSONStream) throws -> Int {
         guard let read else { throw Unreadable() }

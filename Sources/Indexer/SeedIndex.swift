@@ -130,8 +130,8 @@ public enum SeedIndex {
             for n in keys { add(0, words.words[Int(n)]) }
             if !compact { add(1, d.category); add(2, d.brand) }
         }
-        var plans: [MapSplice.Plan] = []
-        if let maps {
+        var mapWriter: MapSplice.Writer?
+        if let m = maps {
             // Each id's position in the index, looked up only to place an id in a list.
             var positions: [String: Int]?
             func position(_ of: String) -> Int? {
@@ -142,7 +142,8 @@ public enum SeedIndex {
                 }
                 return positions![of]
             }
-            do { plans = try maps.plan(adding: additions, position: position) } catch is SpliceFailed { return false }
+            do { mapWriter = m.writer(try m.plan(adding: additions, position: position)) } catch is SpliceFailed { return false }
+            maps = nil   // (the earlier maps' text, let go before the new file grows)
         }
 
         let headStart = out.count
@@ -165,9 +166,10 @@ public enum SeedIndex {
         }
         try f.reuse.copy(&run, to: out)
         out.endArray()
-        if let maps {
+        if let mapWriter, let earlier = f.reuse.earlierLast {
             let tailStart = out.count + 1   // (after the comma that ends the products)
-            maps.write(plans, to: out) { f.reuse.wroteRendered(memberFragment, $0) }
+            try mapWriter.write(to: out, copy: { r in try f.reuse.copyEarlier((earlier.lowerBound + r.lowerBound)..<(earlier.lowerBound + r.upperBound), to: out) },
+                                rendered: { f.reuse.wroteRendered(memberFragment, $0) })
             f.reuse.wrote(f.tailKey, tailStart..<out.count, copied: false)
         } else {
             guard let n = try f.reuse.copy(f.tailKey, to: out) else { throw FragmentReuse.Unreadable() }

@@ -113,30 +113,36 @@ extension SeedIndex {
             }
         }
 
-        /// Writes the maps as planned (as `write` writes them, after the products array); `rendered`: where each member
-        /// made anew is in `out`.
-        func write(_ plans: [Plan], to out: JSONStream, rendered: (Range<Int>) -> Void) {
-            tail.withUnsafeBufferPointer { b in
+        /// What writes the maps as planned, without the earlier text (let go before the new file grows: the kept
+        /// members are copied from the earlier file itself).
+        func writer(_ plans: [Plan]) -> Writer { Writer(maps: maps, plans: plans) }
+
+        struct Writer {
+            let maps: [Map]
+            let plans: [Plan]
+
+            /// Writes the maps (as `write` writes them, after the products array); `copy`: appends a range of the
+            /// earlier maps' text to `out`; `rendered`: where each member made anew is in `out`.
+            func write(to out: JSONStream, copy: (Range<Int>) throws -> Void, rendered: (Range<Int>) -> Void) throws {
                 for (map, plan) in zip(maps, plans) {
                     out.key(map.name)
                     out.beginObject()
                     // Runs of kept members that lay side by side are copied as one block.
                     var j = 0
-                    func copyKept(upTo end: Int) {
+                    func copyKept(upTo end: Int) throws {
                         while j < end {
                             var last = j
                             while last + 1 < end && plan.kept[last + 1] == plan.kept[last] + 1 { last += 1 }
-                            let from = map.members[plan.kept[j]].key.lowerBound, to = map.members[plan.kept[last]].list.upperBound + 1
-                            out.raw(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(b)[from..<to]))
+                            try copy(map.members[plan.kept[j]].key.lowerBound..<(map.members[plan.kept[last]].list.upperBound + 1))
                             j = last + 1
                         }
                     }
                     for m in plan.made {
-                        copyKept(upTo: m.before)
+                        try copyKept(upTo: m.before)
                         out.raw(m.text)
                         rendered((out.count - m.text.count)..<out.count)
                     }
-                    copyKept(upTo: plan.kept.count)
+                    try copyKept(upTo: plan.kept.count)
                     out.endObject()
                 }
             }
