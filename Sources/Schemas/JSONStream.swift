@@ -49,6 +49,21 @@ public final class JSONStream {
     /// Empties the stream, keeping its buffer (to write many small documents with one allocation).
     public func reset() { sink.count = 0; needsComma = false }
 
+    /// Moves the text written so far to the end of `out` and empties the buffer, keeping the writer's state: a long
+    /// text is built in an array a piece at a time, its large parts (text made elsewhere) appended to the array itself.
+    public func drain(into out: inout [UInt8]) {
+        withBytes { out.append(contentsOf: $0) }
+        sink.count = 0
+    }
+
+    /// Like `raw`, a value (or run of values) already text, but appended to `out` after the text so far is drained
+    /// there (see `drain`): a large value goes into the array without passing through this buffer.
+    public func raw(_ fragment: UnsafeRawBufferPointer, drainingInto out: inout [UInt8]) {
+        separate()
+        drain(into: &out)
+        out.append(contentsOf: fragment)
+    }
+
     @inline(__always) private func separate() {
         if needsComma { sink.byte(0x2C) }
         needsComma = true

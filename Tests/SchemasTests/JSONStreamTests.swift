@@ -52,4 +52,21 @@ final class JSONStreamTests: XCTestCase {
         XCTAssertThrowsError(try s.double(.nan))
         XCTAssertThrowsError(try s.double(-.infinity))
     }
+
+    /// Text drained into an array part way, with a value made elsewhere appended between, continues as one text: the
+    /// commas between members and elements come out as if it had all been written to the stream.
+    func testDrainKeepsTheTextWhole() throws {
+        let whole = JSONStream(), piecewise = JSONStream()
+        var bytes: [UInt8] = []
+        for s in [whole, piecewise] { s.beginObject(); s.key("a"); s.beginArray(); s.int(1) }
+        piecewise.drain(into: &bytes)
+        for s in [whole, piecewise] { s.int(2); s.endArray(); s.key("patch") }
+        whole.raw(Array(#"[{"op":"remove","path":"/x"}]"#.utf8))
+        Array(#"[{"op":"remove","path":"/x"}]"#.utf8).withUnsafeBytes { piecewise.raw($0, drainingInto: &bytes) }
+        for s in [whole, piecewise] { s.key("b"); s.string("c"); s.endObject() }
+        piecewise.drain(into: &bytes)
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(decoding: whole.bytes, as: UTF8.self))
+        XCTAssertEqual(piecewise.count, 0)
+        XCTAssertNoThrow(try JSONReader.parse(bytes))
+    }
 }

@@ -154,7 +154,12 @@ enum ReleaseFiles {
             // A JSON Patch for the previous release's files, when it is smaller than the new file.
             let withPatches = old.version == version - 1
             let patchBytes = withPatches ? changed.reduce(0) { $0 + (patches[$1.new.path]?.count ?? 0) } : 0
-            let delta = JSONStream(capacity: 256 + 200 * (added.count + changed.count + removed.count) + patchBytes)
+            // (Written into one array a piece at a time, each patch appended to it directly: a delta of tens of MB is
+            // never held twice.)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(256 + 200 * (added.count + changed.count + removed.count) + patchBytes)
+            let delta = JSONStream(capacity: 1 << 16)
+            func drainSometimes() { if delta.count >= 1 << 20 { delta.drain(into: &bytes) } }
             var download = 0
             delta.beginObject()
             delta.key("fromVersion"); delta.int(old.version); delta.key("toVersion"); delta.int(version)
@@ -164,6 +169,7 @@ enum ReleaseFiles {
                 delta.key("path"); delta.string(f.path); delta.key("sha256"); delta.string(f.sha256); delta.key("size"); delta.int(f.size)
                 delta.endObject()
                 download += f.size
+                drainSometimes()
             }
             delta.endArray()
             delta.key("changed"); delta.beginArray()
@@ -172,12 +178,13 @@ enum ReleaseFiles {
                 delta.key("path"); delta.string(f.path); delta.key("sha256"); delta.string(f.sha256); delta.key("size"); delta.int(f.size)
                 delta.key("oldSha256"); delta.string(o.sha256); delta.key("oldSize"); delta.int(o.size)
                 if withPatches, let patch = patches.removeValue(forKey: f.path), patch.count < f.size {
-                    delta.key("patch"); patch.withBytes { delta.raw($0) }
+                    delta.key("patch"); patch.withBytes { delta.raw($0, drainingInto: &bytes) }
                     download += patch.count
                 } else {
                     download += f.size
                 }
                 delta.endObject()
+                drainSometimes()
             }
             delta.endArray()
             delta.key("removed"); delta.beginArray()
@@ -185,12 +192,13 @@ enum ReleaseFiles {
                 delta.beginObject()
                 delta.key("path"); delta.string(o.path); delta.key("oldSha256"); delta.string(o.sha256); delta.key("oldSize"); delta.int(o.size)
                 delta.endObject()
+                drainSometimes()
             }
             delta.endArray()
             delta.key("downloadBytes"); delta.int(download)
             delta.endObject()
+            delta.drain(into: &bytes)
             let path = "releases/\(version)/delta-from-\(old.version).json"
-            let bytes = delta.bytes
             out.append((path, bytes, Build.sha256Hex(bytes), ManifestKinds.delta))
             deltaRefs.append((old.version, path, added.count, changed.count, removed.count, download))
         }
