@@ -101,6 +101,8 @@ enum FileIndexText {
         mutating func entries() -> [FileEntry]? {
             guard take(0x5B) else { return nil }
             var out: [FileEntry] = []
+            // Each schema path once (a handful of them, each named by thousands of entries).
+            var schemas: [String: String] = [:]
             space()
             if take(0x5D) { return out }
             repeat {
@@ -119,7 +121,9 @@ enum FileIndexText {
                     case "size": guard size == nil, let v = integer() else { return nil }; size = v
                     case "schema":
                         guard case .none = schema else { return nil }
-                        if null() { schema = .some(nil) } else if let v = string() { schema = .some(v) } else { return nil }
+                        if null() { schema = .some(nil) } else if let v = string() {
+                            if let known = schemas[v] { schema = .some(known) } else { schemas[v] = v; schema = .some(v) }
+                        } else { return nil }
                     default: return nil
                     }
                     space()

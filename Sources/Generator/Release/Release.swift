@@ -25,7 +25,20 @@ public struct PreviousRelease: Sendable {
     /// The folder, or the site's base URL.
     public var root: URL
     /// `files` by path: what each file read later (older indexes, old versions of changed files) is checked against.
-    let entries: [String: FileEntry]
+    let entries: EntryIndex
+
+    /// Entries by path (the first of two with one path), as positions in the list: a table of 100,000 paths that
+    /// holds no second copy of each entry.
+    struct EntryIndex: Sendable {
+        private let files: [FileEntry]
+        private let at: [String: Int32]
+        init(_ files: [FileEntry]) {
+            var at = [String: Int32](minimumCapacity: files.count)
+            for (i, f) in files.enumerated() where at[f.path] == nil { at[f.path] = Int32(i) }
+            self.files = files; self.at = at
+        }
+        subscript(path: String) -> FileEntry? { at[path].map { files[Int($0)] } }
+    }
     /// Its files hashed already in this build (see `earlier`), not hashed again while unchanged.
     let verified = VerifiedFiles()
 
@@ -89,7 +102,7 @@ public struct PreviousRelease: Sendable {
                                contentDigest: index["contentDigest"]?.stringValue ?? "",
                                inputDigest: index["inputDigest"]?.stringValue ?? "",
                                files: all, root: root,
-                               entries: Dictionary(all.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }), source: source)
+                               entries: EntryIndex(all), source: source)
     }
 
     /// A file index's top-level members and its entries, each path checked (read fast from our writer's text, see
