@@ -81,7 +81,7 @@ public enum SeedIndex {
     /// the earlier file when its key is there, else written; the maps copied whole when no text changed, else edited.
     /// Otherwise it is written whole, and every fragment recorded for the next build.
     public static func write(_ docs: [SearchDocument], order: [Int]? = nil, version: String, generatedAt: String, compact: Bool,
-                                  threads: Int = 1, fragments: Fragments?, to out: JSONStream) throws {
+                             threads: Int = 1, fragments: Fragments?, to out: JSONStream) throws {
         guard let f = fragments else {
             return try write(docs, order: order, version: version, generatedAt: generatedAt, compact: compact, threads: threads, to: out)
         }
@@ -98,11 +98,11 @@ public enum SeedIndex {
     /// `id`: the i-th document's id (cheaper than `document(i)`; asked only when maps are edited). False, with nothing
     /// written, when the index is better written whole.
     public static func splice(count: Int, document: (Int) -> SearchDocument, id: ((Int) -> String)? = nil, order: [Int]? = nil,
-                                   version: String, generatedAt: String, compact: Bool, fragments f: Fragments,
-                                   to out: JSONStream) throws -> Bool {
+                              version: String, generatedAt: String, compact: Bool, fragments f: Fragments,
+                              to out: JSONStream) throws -> Bool {
         precondition(f.entryKeys.count == count, "one entry key per document")
         guard !f.reuse.isEmpty else { return false }
-        // The entries to make (positions in the index), each made before anything is written: their keys decide the maps.
+        // The entries to make (positions in the index): those whose keys the earlier file does not have.
         let made = (0..<count).filter { !f.reuse.has(f.entryKeys[order?[$0] ?? $0]) }
         var maps: MapSplice?
         if !f.reuse.has(f.tailKey) {
@@ -112,15 +112,16 @@ public enum SeedIndex {
         var memo = FieldKeys()
         var words = Vocabulary()
         let scratch = JSONStream(capacity: 1024), keyText = JSONStream(capacity: 64)
+        // With maps to edit (a few entries, see `mapSpliceLimit`), the entries are made first: their keys decide the
+        // maps' edits, worked out before anything is written. Otherwise each is made where it is written (a price
+        // change to every product makes 100,000 of them).
         var texts: [[UInt8]] = []
-        texts.reserveCapacity(made.count)
         var additions: [[MapSplice.Addition]] = [[], [], []]
-        for k in made {
+        for k in made where maps != nil {
             let d = document(order?[k] ?? k)
             scratch.reset()
             let keys = try entry(d, compact: compact, memo: &memo, words: &words, to: scratch)
             texts.append(scratch.bytes)
-            guard maps != nil else { continue }
             keyText.reset(); keyText.string(d.id)
             let idText = keyText.bytes
             func add(_ map: Int, _ key: String) {
@@ -158,8 +159,14 @@ public enum SeedIndex {
             try f.reuse.copy(&run, to: out)
             if f.reuse.extend(&run, with: key) { continue }
             precondition(made[next] == k, "an entry to make was not made")
-            out.raw(texts[next])
-            let r = (out.count - texts[next].count)..<out.count
+            if texts.isEmpty {
+                scratch.reset()
+                _ = try entry(document(order?[k] ?? k), compact: compact, memo: &memo, words: &words, to: scratch)
+                scratch.withBytes { out.raw($0) }
+            } else {
+                out.raw(texts[next])
+            }
+            let r = (out.count - (texts.isEmpty ? scratch.count : texts[next].count))..<out.count
             next += 1
             f.reuse.wrote(key, r, copied: false)
             f.reuse.wroteRendered(entryFragment, r)
@@ -214,7 +221,7 @@ public enum SeedIndex {
 
     /// The whole index, written; with `recording`, each entry's and the tail's place in it is noted.
     static func write(_ docs: [SearchDocument], order: [Int]?, version: String, generatedAt: String, compact: Bool,
-                           threads: Int, recording: Fragments?, to out: JSONStream) throws {
+                      threads: Int, recording: Fragments?, to out: JSONStream) throws {
         let at = order ?? Array(docs.indices)
         precondition(at.count == docs.count, "order must list every document once")
         // Each product's entry text and keys (numbers of its chunk's words, see `Vocabulary`), in parallel chunks.
