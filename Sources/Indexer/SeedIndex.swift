@@ -102,10 +102,11 @@ public enum SeedIndex {
                               to out: JSONStream) throws -> Bool {
         precondition(f.entryKeys.count == count, "one entry key per document")
         guard !f.reuse.isEmpty else { return false }
-        // The entries to make (positions in the index): those whose keys the earlier file does not have.
-        let made = (0..<count).filter { !f.reuse.has(f.entryKeys[order?[$0] ?? $0]) }
-        var maps: MapSplice?
+        // With maps to edit, the entries to make (positions in the index: those whose keys the earlier file does not
+        // have) are found first; otherwise the loop below finds them as it goes.
+        var maps: MapSplice?, made: [Int] = []
         if !f.reuse.has(f.tailKey) {
+            made = (0..<count).filter { !f.reuse.has(f.entryKeys[order?[$0] ?? $0]) }
             guard let m = try mapSplice(made: made.count, fragments: f) else { return false }
             maps = m
         }
@@ -158,15 +159,18 @@ public enum SeedIndex {
             if f.reuse.extend(&run, with: key) { continue }
             try f.reuse.copy(&run, to: out)
             if f.reuse.extend(&run, with: key) { continue }
-            precondition(made[next] == k, "an entry to make was not made")
+            let length: Int
             if texts.isEmpty {
                 scratch.reset()
                 _ = try entry(document(order?[k] ?? k), compact: compact, memo: &memo, words: &words, to: scratch)
                 scratch.withBytes { out.raw($0) }
+                length = scratch.count
             } else {
+                precondition(made[next] == k, "an entry to make was not made")
                 out.raw(texts[next])
+                length = texts[next].count
             }
-            let r = (out.count - (texts.isEmpty ? scratch.count : texts[next].count))..<out.count
+            let r = (out.count - length)..<out.count
             next += 1
             f.reuse.wrote(key, r, copied: false)
             f.reuse.wroteRendered(entryFragment, r)
@@ -200,7 +204,7 @@ public enum SeedIndex {
         var ids: [[UInt8]] = []
         for r in dropped {
             let text = try f.reuse.earlierBytes(r)
-            guard text.starts(with: head), let end = text.withUnsafeBufferPointer({ stringEnd($0, head.count) }) else { return nil }
+            guard text.starts(with: head), let end = text.withUnsafeBufferPointer({ JSONText.stringEnd($0, from: head.count) }) else { return nil }
             ids.append(Array(text[head.count..<end]))
         }
         return MapSplice(tail: try f.reuse.earlierBytes(tail), dropped: ids)

@@ -60,7 +60,7 @@ extension SeedIndex {
             guard p < b.count else { return nil }
             if b[p] == 0x7D { p += 1; return members }
             while true {
-                guard let keyEnd = SeedIndex.stringEnd(b, p), keyEnd + 1 < b.count, b[keyEnd] == 0x3A, b[keyEnd + 1] == 0x5B else { return nil }
+                guard let keyEnd = JSONText.stringEnd(b, from: p), keyEnd + 1 < b.count, b[keyEnd] == 0x3A, b[keyEnd + 1] == 0x5B else { return nil }
                 let key = p..<keyEnd
                 var q = keyEnd + 2
                 let start = q
@@ -69,7 +69,7 @@ extension SeedIndex {
                     // (never written: every list has an id)
                 } else {
                     while true {
-                        guard let e = SeedIndex.stringEnd(b, q), e < b.count else { return nil }
+                        guard let e = JSONText.stringEnd(b, from: q), e < b.count else { return nil }
                         if !droppedHashes.isEmpty && !drops && isDropped(UnsafeBufferPointer(rebasing: b[q..<e])) { drops = true }
                         q = e
                         if b[q] == 0x2C { q += 1; continue }
@@ -91,11 +91,11 @@ extension SeedIndex {
             droppedHashes.contains(Self.hash(id)) && dropped.contains { $0.elementsEqual(id) }
         }
 
-        /// FNV-1a over the bytes (a quick filter before an exact comparison).
+        /// The bytes' hash (a quick filter before an exact comparison, with no array made per id).
         static func hash(_ b: UnsafeBufferPointer<UInt8>) -> Int {
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325
-            for c in b { h = (h ^ UInt64(c)) &* 0x100_0000_01b3 }
-            return Int(truncatingIfNeeded: h)
+            var h = Hasher()
+            h.combine(bytes: UnsafeRawBufferPointer(b))
+            return h.finalize()
         }
 
         /// An id added to a map's lists: the key it is listed under (JSON text and string), and its entry's position.
@@ -155,7 +155,7 @@ extension SeedIndex {
         private func planMap(_ map: Map, _ b: UnsafeBufferPointer<UInt8>, adding: [Addition], position: (String) -> Int?) throws -> Plan {
             func bytes(_ r: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[r]) }
             func positionOf(_ idText: UnsafeBufferPointer<UInt8>) throws -> Int {
-                guard let id = SeedIndex.decodeString(idText), let p = position(id) else { throw SpliceFailed() }
+                guard let id = JSONText.string(idText), let p = position(id) else { throw SpliceFailed() }
                 return p
             }
             // Additions by key, each key's ids in position order.
@@ -194,7 +194,7 @@ extension SeedIndex {
                 var ids: [Range<Int>] = []
                 var q = m.list.lowerBound
                 while q < m.list.upperBound {
-                    guard let e = SeedIndex.stringEnd(b, q) else { throw SpliceFailed() }
+                    guard let e = JSONText.stringEnd(b, from: q) else { throw SpliceFailed() }
                     if !(m.dropsSome && isDropped(bytes(q..<e))) { ids.append(q..<e) }
                     q = e + 1
                 }
@@ -208,14 +208,14 @@ extension SeedIndex {
                 // (A list left empty goes, with its key.)
                 let first: Int
                 if let p = places.first, p == 0 { first = adds[0].position } else if let id = ids.first { first = try positionOf(bytes(id)) } else { continue }
-                guard let key = SeedIndex.decodeString(bytes(m.key)) else { throw SpliceFailed() }
+                guard let key = JSONText.string(bytes(m.key)) else { throw SpliceFailed() }
                 made.append(Made(text: memberText(UnsafeRawBufferPointer(bytes(m.key)), kept: ids, adds: adds, places: places), key: key, firstPosition: first))
             }
             // Keys the earlier map did not have. (A key spelled otherwise than an earlier one Swift holds equal, "é"
             // composed and not, is one key to the writer, spelled as its first product has it: written whole.)
             if byKey.values.contains(where: { !$0[0].key.utf8.allSatisfy { $0 < 0x80 } }) {
                 let spellings = Set(byKey.values.map { $0[0].key })
-                for m in map.members where SeedIndex.decodeString(bytes(m.key)).map(spellings.contains) ?? true { throw SpliceFailed() }
+                for m in map.members where JSONText.string(bytes(m.key)).map(spellings.contains) ?? true { throw SpliceFailed() }
             }
             for (keyText, adds) in byKey {
                 let t = keyText.withUnsafeBytes { memberText($0, kept: [], adds: adds, places: Array(repeating: 0, count: adds.count)) }
@@ -229,10 +229,10 @@ extension SeedIndex {
             plan.kept = map.members.indices.filter { !changed[$0] }
             func keptPrecedes(_ j: Int, _ m: Made) throws -> Bool {
                 let member = map.members[plan.kept[j]]
-                guard let e = SeedIndex.stringEnd(b, member.list.lowerBound) else { throw SpliceFailed() }
+                guard let e = JSONText.stringEnd(b, from: member.list.lowerBound) else { throw SpliceFailed() }
                 let first = try positionOf(bytes(member.list.lowerBound..<e))
                 if first != m.firstPosition { return first < m.firstPosition }
-                guard let key = SeedIndex.decodeString(bytes(member.key)) else { throw SpliceFailed() }
+                guard let key = JSONText.string(bytes(member.key)) else { throw SpliceFailed() }
                 return key < m.key
             }
             var lo = 0
@@ -248,27 +248,4 @@ extension SeedIndex {
 
     /// The splice met text it cannot read as the writer made it.
     struct SpliceFailed: Error {}
-
-    /// One past the closing quote of the JSON string that starts at `p`; nil when there is none.
-    @inline(__always) static func stringEnd(_ b: UnsafeBufferPointer<UInt8>, _ p: Int) -> Int? {
-        guard p < b.count, b[p] == 0x22, let base = b.baseAddress else { return nil }
-        var q = p + 1
-        while q < b.count {
-            guard let found = memchr(base + q, 0x22, b.count - q) else { return nil }
-            let c = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
-            // (Escaped when an odd number of backslashes precede it.)
-            var k = c - 1, n = 0
-            while k > p && b[k] == 0x5C { n += 1; k -= 1 }
-            if n % 2 == 0 { return c + 1 }
-            q = c + 1
-        }
-        return nil
-    }
-
-    /// The string a JSON string literal stands for.
-    static func decodeString(_ text: UnsafeBufferPointer<UInt8>) -> String? {
-        guard text.count >= 2 else { return nil }
-        if !text.contains(0x5C) { return String(decoding: UnsafeBufferPointer(rebasing: text[1..<(text.count - 1)]), as: UTF8.self) }
-        return (try? JSONReader.parse(text))?.stringValue
-    }
 }

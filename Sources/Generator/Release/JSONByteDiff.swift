@@ -105,21 +105,8 @@ enum JSONByteDiff {
             }
         }
 
-        /// The end of the string starting at `i` (its opening quote), or nil. Jumps from quote to quote with memchr
-        /// (strings are most of the bytes): a quote ends the string unless an odd number of backslashes precede it.
-        func stringEnd(_ i: Int) -> Int? {
-            guard i < bytes.count, bytes[i] == 0x22, let base = bytes.baseAddress else { return nil }
-            var j = i + 1
-            while j < bytes.count {
-                guard let p = memchr(base + j, 0x22, bytes.count - j) else { return nil }
-                let q = base.distance(to: UnsafePointer(p.assumingMemoryBound(to: UInt8.self)))
-                var k = q
-                while k > i + 1, bytes[k - 1] == 0x5C { k -= 1 }
-                if (q - k) % 2 == 0 { return q + 1 }
-                j = q + 1
-            }
-            return nil
-        }
+        /// The end of the string starting at `i` (its opening quote), or nil.
+        func stringEnd(_ i: Int) -> Int? { JSONText.stringEnd(bytes, from: i) }
 
         /// The end of the value starting at `i`, or nil.
         func valueEnd(_ i: Int) -> Int? {
@@ -207,16 +194,8 @@ enum JSONByteDiff {
         }
 
         func value(_ r: Range<Int>) -> JSON? { try? JSONReader.parse(UnsafeBufferPointer(rebasing: bytes[r])) }
-        /// A member's key. Without a backslash its text between the quotes is the key (no parse: a keyword map has
-        /// 100,000 keys).
-        func key(_ r: Range<Int>) -> String? {
-            guard r.count >= 2, bytes[r.lowerBound] == 0x22, bytes[r.upperBound - 1] == 0x22 else { return nil }
-            let inner = UnsafeBufferPointer(rebasing: bytes[(r.lowerBound + 1)..<(r.upperBound - 1)])
-            if inner.isEmpty { return "" }
-            if memchr(inner.baseAddress!, 0x5C, inner.count) == nil, !inner.contains(where: { $0 < 0x20 }),
-               let s = String(validating: inner, as: UTF8.self) { return s }
-            return value(r)?.stringValue
-        }
+        /// A member's key (the text of its string literal, `r`).
+        func key(_ r: Range<Int>) -> String? { JSONText.string(UnsafeBufferPointer(rebasing: bytes[r])) }
     }
 
     /// The same walk as `JSONPatch.diff`, over byte ranges.
