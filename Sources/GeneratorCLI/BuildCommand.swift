@@ -117,6 +117,7 @@ struct BuildCommand: ParsableCommand {
         options.previousSite = site
         options.firstRelease = firstRelease
         options.useCache = !noCache
+        options.leavesMemoryToExit = true   // (the process ends after the build)
         options.cacheFolder = cache.map { OutputGuard.fileURL($0) }
         options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)
         let started = Date()
