@@ -72,9 +72,9 @@ public struct TokenTable<Value> {
 
 /// A fast 64-bit hash of bytes, for table slots and cache-busting file names (not for security, not for anything an
 /// attacker chooses to collide).
-enum ByteHash {
+public enum ByteHash {
     /// Eight bytes at a time, each word mixed by a multiply and a shift (the finaliser of SplitMix64).
-    static func of(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    public static func of(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(key.count)
         guard let p = key.baseAddress else { return h }
         @inline(__always) func mix(_ w: UInt64) {

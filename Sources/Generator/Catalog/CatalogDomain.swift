@@ -111,10 +111,30 @@ public struct CatalogDomain: Domain {
         let (productsURL, productsFile) = try productsFile(context, settings)
         var check = CatalogCheck(settings: settings, productsFile: productsFile)
         var clock = TraceClock()
-        // Read and checked a batch at a time: the records of a batch are released once its products are made.
-        let store = ProductStore.Builder(file: productsFile)
-        let read = try ProductFileReader.forEachBatch(productsURL, display: productsFile, threads: context.threads, skipBadRecords: context.skipBadRows) {
-            check.products($0, threads: context.threads, into: store)
+        var store = ProductStore.Builder(file: productsFile)
+        // JSON Lines: the records of lines an earlier build read are taken from the cache's snapshot when it can be used
+        // (see `ProductSnapshot`); the file is cut into chunks as it is read, for the next snapshot.
+        let ext = (productsFile as NSString).pathExtension.lowercased()
+        let snapshotFile = ext == "csv" || ext == "json" ? nil : context.productSnapshot
+        let snapshotKey = ProductSnapshot.key(settings)
+        var chunker = LineChunker(keepBytes: true)
+        var read: (records: Int, skipped: [BuildError])
+        var reusedLines = 0
+        if let snapshot = snapshotFile?.take(), snapshot.key == snapshotKey,
+           let r = try snapshot.read(productsURL, display: productsFile, check: &check, into: store, chunker: &chunker) {
+            read = (r.records, [])
+            reusedLines = r.reusedLines
+        } else {
+            // Read and checked a batch at a time: the records of a batch are released once its products are made.
+            check = CatalogCheck(settings: settings, productsFile: productsFile)
+            store = ProductStore.Builder(file: productsFile)
+            chunker = LineChunker(keepBytes: false)
+            let builder = store
+            read = try ProductFileReader.forEachBatch(productsURL, display: productsFile, threads: context.threads, skipBadRecords: context.skipBadRows,
+                                                      lines: snapshotFile == nil ? nil : { chunker.feed($0) { _, _ in } }) {
+                check.products($0, threads: context.threads, into: builder)
+            }
+            if snapshotFile != nil { chunker.finish { _, _ in } }
         }
         // Policy: an empty products file is an error, not an empty catalog: a truncated export would otherwise
         // publish a release that removes every product.
@@ -134,6 +154,7 @@ public struct CatalogDomain: Domain {
             (nodes, order) = check.categories(json, file: catFile, lines: ProductFileReader.entryLines(bytes, member: json.arrayValue == nil ? "categories" : nil))
         }
         if !check.errors.isEmpty { throw BuildErrors(check.errors) }
+        let readRecords = store.records   // (as read, before any policy: the next snapshot's)
 
         var report = check.report
         func note(_ key: String, _ count: Int, _ policy: String, _ examples: [String] = []) {
@@ -230,6 +251,13 @@ public struct CatalogDomain: Domain {
             return Product.precedes(store.idUTF8(ra), store.idUTF8(rb), ascii: ra.ascii && rb.ascii)
         }
         let products = store.finish(order: byId)
+        if let snapshotFile {
+            snapshotFile.noteReused(reusedLines)
+            if read.skipped.isEmpty {
+                let chunks = chunker.chunks
+                snapshotFile.write { ProductSnapshot.encode(key: snapshotKey, chunks: chunks, records: readRecords, store: products) }
+            }
+        }
 
         // Children lists and depth-first order.
         for id in order { nodes[id]!.children = [] }

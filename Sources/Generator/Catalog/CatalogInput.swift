@@ -166,7 +166,9 @@ enum ProductFileReader {
     /// it, malformed records fail the build once the whole file is read (every one reported, as `read` does).
     /// `batch` runs on a thread of its own, one batch at a time, while the next block is read and parsed (so at most
     /// two blocks' records exist at once); every batch is done when this returns.
+    /// `lines`, when given, sees the text of a JSON Lines file first, in file order, as `forEachLineRun` gives it.
     static func forEachBatch(_ url: URL, display: String, threads: Int, skipBadRecords: Bool = false, blockSize: Int = 16 << 20,
+                             lines: ((UnsafeBufferPointer<UInt8>) -> Void)? = nil,
                              _ batch: @escaping ([RawRecord]) -> Void) throws -> (records: Int, skipped: [BuildError]) {
         let ext = (display as NSString).pathExtension.lowercased()
         if ext == "csv" || ext == "json" {
@@ -175,14 +177,14 @@ enum ProductFileReader {
             return (r.records.count, r.skipped)
         }
         var count = 0, malformed: [BuildError] = []
-        var pending: [UInt8] = []   // the start of a line the block ended in
-        var line = 1, first = true
+        var line = 1
         /// The records of a block, released in parallel once checked (600,000 allocations for 30,000 records).
         final class Batch: @unchecked Sendable { var records: [RawRecord]; init(_ r: [RawRecord]) { records = r } }
         let checking = DispatchQueue(label: "products batches")
         let idle = DispatchSemaphore(value: 1)
         defer { checking.sync {} }   // (every batch handed over is done, also after a failure)
         func parse(_ buf: UnsafeBufferPointer<UInt8>) throws {
+            lines?(buf)
             let parsed = parseLines(buf, firstLine: line, display: display, threads: threads)
             line += parsed.lines
             malformed += parsed.errors
@@ -196,6 +198,18 @@ enum ProductFileReader {
                 idle.signal()
             }
         }
+        try forEachLineRun(url, display: display, blockSize: blockSize, parse)
+        if !malformed.isEmpty && !skipBadRecords { throw BuildErrors(malformed) }
+        return (count, malformed)
+    }
+
+    /// The text of a JSON Lines file (a byte order mark at its start left out), read in blocks of `blockSize` bytes and
+    /// handed to `body` in file order as runs of whole lines: each run is one or more lines, joined by newlines, with
+    /// no newline after its last (a run of n newlines holds n + 1 lines, the last possibly empty).
+    static func forEachLineRun(_ url: URL, display: String, blockSize: Int = 16 << 20,
+                               _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        var pending: [UInt8] = []   // the start of a line the block ended in
+        var first = true
         try InputFiles.forEachBlock(url, display: display, blockSize: blockSize) { raw in
             var block = raw.bindMemory(to: UInt8.self)
             if first, block.starts(with: [0xEF, 0xBB, 0xBF]) { block = UnsafeBufferPointer(rebasing: block[3...]) }
@@ -205,16 +219,14 @@ enum ProductFileReader {
             if !pending.isEmpty, let nl = block.firstIndex(of: 0x0A) {
                 // The line begun in the previous block, completed by this one's first line.
                 pending += block[..<nl]
-                try pending.withUnsafeBufferPointer { try parse($0) }
+                try pending.withUnsafeBufferPointer { try body($0) }
                 pending.removeAll(keepingCapacity: false)
                 start = nl + 1
             }
-            if start <= last { try parse(UnsafeBufferPointer(rebasing: block[start..<last])) }
+            if start <= last { try body(UnsafeBufferPointer(rebasing: block[start..<last])) }
             pending += block[(last + 1)...]
         }
-        if !pending.isEmpty { try pending.withUnsafeBufferPointer { try parse($0) } }
-        if !malformed.isEmpty && !skipBadRecords { throw BuildErrors(malformed) }
-        return (count, malformed)
+        if !pending.isEmpty { try pending.withUnsafeBufferPointer { try body($0) } }
     }
 
     /// The lines of `buf` (without a final newline: a buffer of n newlines holds n + 1 lines), the first one numbered

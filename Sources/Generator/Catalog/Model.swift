@@ -30,6 +30,8 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         var nameOffset: Int { Int(idLength) + (segmentLength == Self.same ? 0 : Int(segmentLength)) }
         var descriptionOffset: Int { nameOffset + Int(nameLength) }
         var imageOffset: Int { descriptionOffset + (descriptionLength == Self.same ? 0 : Int(descriptionLength)) }
+        /// All its text, from `textStart`.
+        var textLength: Int { imageOffset + (imageLength == Self.none ? 0 : Int(imageLength)) }
     }
 
     /// The text of every product (owned: freed with the store).
@@ -108,14 +110,34 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
             var s = s
             return s.withUTF8 { u in
                 if ascii && !ProductStore.isASCII(u) { ascii = false }
-                if count + u.count > capacity {
-                    capacity = Swift.max(count + u.count, capacity * 2, 1 << 16)
-                    base = realloc(base, capacity)!.assumingMemoryBound(to: UInt8.self)
-                }
-                if !u.isEmpty { (base! + count).update(from: u.baseAddress!, count: u.count) }
-                count += u.count
+                put(bytes: u)
                 return UInt32(u.count)
             }
+        }
+
+        private func put(bytes u: UnsafeBufferPointer<UInt8>) {
+            if count + u.count > capacity {
+                capacity = Swift.max(count + u.count, capacity * 2, 1 << 16)
+                base = realloc(base, capacity)!.assumingMemoryBound(to: UInt8.self)
+            }
+            if !u.isEmpty { (base! + count).update(from: u.baseAddress!, count: u.count) }
+            count += u.count
+        }
+
+        /// A record an earlier build made from the same line (see `ProductSnapshot`): `text` is all its text, its table
+        /// entries are indices of this builder's tables, interned in the order `append` interns them.
+        func append(stored r: Record, text: UnsafeBufferPointer<UInt8>, line: Int, brand: Int32, brandKey: Int32, currency: Int32,
+                    category: Int32, price: JSONNumber?, extra: [(String, String)]?) {
+            var n = r
+            n.textStart = count
+            put(bytes: text)
+            n.extra = -1
+            if let extra { n.extra = Int32(extras.count); extras.append(extra) }
+            n.price = -1
+            if let price { n.price = Int32(prices.count); prices.append(price) }
+            n.brand = brand; n.brandKey = brandKey; n.currency = currency; n.category = category
+            n.line = Int32(clamping: line)
+            records.append(n)
         }
 
         func append(id: String, segment: String, name: String, description: String, brand: String?, brandKey: String?,
@@ -143,6 +165,9 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         /// A record's id as bytes and as text (while loading).
         func idUTF8(_ r: Record) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base! + r.textStart, count: Int(r.idLength)) }
         func id(_ r: Record) -> String { String(decoding: idUTF8(r), as: UTF8.self) }
+        func segmentUTF8(_ r: Record) -> UnsafeBufferPointer<UInt8> {
+            r.segmentLength == Record.same ? idUTF8(r) : UnsafeBufferPointer(start: base! + r.textStart + r.segmentOffset, count: Int(r.segmentLength))
+        }
 
         /// The read-only store of the records at `order`, in that order; the text buffer is handed over (trimmed to
         /// its size), and the builder is empty after.

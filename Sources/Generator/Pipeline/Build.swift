@@ -73,6 +73,9 @@ public struct BuildSummary: Sendable {
     public var inPlace = false
     /// Where the version came from, said in the summary (e.g. "no release published at URL yet: this is release 1").
     public var notes: [String] = []
+    /// Lines of the products file whose records were taken from the build cache's snapshot, not parsed and checked
+    /// again (see `ProductSnapshot`).
+    public var productLinesReused = 0
 }
 
 /// The pipeline: Input → Model → Compute → Emit (domains) → Validate + Serialise → Manifest → Write.

@@ -37,6 +37,7 @@ final class BuildRun {
     private var current: PreviousRelease?
     private var cacheFile: URL!
     private var cacheRead: Background<Result<BuildCache, BuildCache.Unused>>?
+    private var snapshotFile: ProductSnapshotFile?
     /// What the output's files were made from (empty, and the summary says why, when the cache cannot be used).
     private var cache: [String: BuildCache.Entry] = [:]
 
@@ -78,6 +79,7 @@ final class BuildRun {
         staged?.discard()
         lateFiles?.join()
         cacheRead?.join()
+        snapshotFile?.close()
         lock?.release()
         _ = try? fingerprint?.wait()
         ticker?.stop()
@@ -184,6 +186,10 @@ final class BuildRun {
         self.current = current
         let cacheFile = BuildCache.location(for: options.output, folder: options.cacheFolder)
         self.cacheFile = cacheFile
+        if options.useCache {
+            snapshotFile = ProductSnapshotFile(url: ProductSnapshot.location(cache: cacheFile))
+            context.productSnapshot = snapshotFile
+        }
         if options.useCache, let current {
             let read = Background { () -> Result<BuildCache, BuildCache.Unused> in
                 let found = BuildCache.load(cacheFile, release: current.fileIndex.sha256)
@@ -211,6 +217,7 @@ final class BuildRun {
             summary.report += result.report
             progress("\(domain.name): \(result.files.count) files")
         }
+        summary.productLinesReused = snapshotFile?.reused ?? 0
         switch try cacheRead?.wait() {
         case .success(let c)?: cache = c.entries
         case .failure(let why)?: summary.notes.append(why.description)
@@ -306,6 +313,7 @@ final class BuildRun {
         if options.useCache, let current, current.fileIndex.sha256 == previous.fileIndex.sha256 {
             Build.saveCache(files, rendered, previous: cache, release: current.fileIndex.sha256, to: cacheFile, output: options.output, summary: &summary)
         }
+        if let why = snapshotFile?.commit() { summary.warnings.append(why) }
         return unchanged(previous)
     }
 
@@ -362,6 +370,7 @@ final class BuildRun {
 
     /// The build cache of the tree now in place, with the stamps its large files have now.
     func saveCache() throws {
+        if let why = snapshotFile?.commit() { summary.warnings.append(why) }
         guard let cacheBytes else { return }
         let bytes = BuildCache.finish(try cacheBytes.take(), stamps: Build.stamps(rendered, cache: cache, in: options.output))
         if let why = BuildCache.save(bytes: bytes, to: cacheFile) { summary.warnings.append(why) }

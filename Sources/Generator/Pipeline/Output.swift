@@ -197,6 +197,8 @@ public struct BuildContext: Sendable {
     public var memory: BuildMemory?
     /// The output's tree as the build cache describes it, when there is a cache this build may use.
     var earlier: EarlierTree?
+    /// The build cache's products snapshot (nil without a cache).
+    var productSnapshot: ProductSnapshotFile?
 
     public init(site: SiteConfig, inputDirectory: URL, epochSeconds: Int, threads: Int, skipBadRows: Bool = false) {
         self.site = site; self.inputDirectory = inputDirectory; self.epochSeconds = epochSeconds

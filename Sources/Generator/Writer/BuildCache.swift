@@ -93,7 +93,10 @@ public struct BuildCache: Sendable {
     }
 
     /// Reads the cache at `url`, whatever release it describes (the caller matches it to the output's).
-    static func readFile(_ url: URL) -> Result<BuildCache, Unused> {
+    static func readFile(_ url: URL) -> Result<BuildCache, Unused> { readWhole(url).flatMap(decode) }
+
+    /// The bytes of the regular file at `url` (never through a link).
+    static func readWhole(_ url: URL) -> Result<[UInt8], Unused> {
         let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return .failure(errno == ENOENT ? .missing : .notACache) }
         defer { close(fd) }
@@ -106,7 +109,7 @@ public struct BuildCache: Sendable {
             if n <= 0 { if n < 0 && errno == EINTR { continue }; return .failure(.damaged) }
             done += n
         }
-        return decode(bytes)
+        return .success(bytes)
     }
 
     static func decode(_ bytes: [UInt8]) -> Result<BuildCache, Unused> {
@@ -204,7 +207,10 @@ public struct BuildCache: Sendable {
     }
 
     /// Whether `url` is a regular file that starts like a cache (one of ours, which may be replaced or removed).
-    static func isCacheFile(_ url: URL) -> Bool {
+    static func isCacheFile(_ url: URL) -> Bool { starts(url, with: magic) }
+
+    /// Whether `url` is a regular file that starts with `magic`.
+    static func starts(_ url: URL, with magic: [UInt8]) -> Bool {
         let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -223,23 +229,44 @@ public struct BuildCache: Sendable {
         if lstat(url.path, &st) == 0, !isCacheFile(url) {
             return "\(url.path) exists and is not a build cache: it was left alone and no cache was written"
         }
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
-        unlink(tmp.path)   // a temporary of a killed process with this pid (ours by name; unlink never follows)
-        let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "the build cache cannot be written to \(url.path) (\(String(cString: strerror(errno))))" }
-        var off = 0, ok = true
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
-            if n <= 0 { if n < 0 && errno == EINTR { continue }; ok = false; break }
-            off += n
-        }
-        close(fd)
-        guard ok, rename(tmp.path, url.path) == 0 else {
+        guard write(bytes, toNew: tmp) else { return "the build cache cannot be written to \(url.path) (\(String(cString: strerror(errno))))" }
+        guard rename(tmp.path, url.path) == 0 else {
             unlink(tmp.path)
             return "the build cache cannot be written to \(url.path)"
         }
         return nil
+    }
+
+    /// Writes `bytes` to a file made anew at `tmp` (a temporary name of ours: one left by a killed process with this
+    /// pid is removed first; nothing is followed), creating its folder if needed; false (and no file) on failure.
+    static func write(_ bytes: [UInt8], toNew tmp: URL) -> Bool {
+        try? FileManager.default.createDirectory(at: tmp.deletingLastPathComponent(), withIntermediateDirectories: true)
+        unlink(tmp.path)
+        let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        var off = 0, ok = true
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n <= 0 { if n < 0 && errno == EINTR { continue }; ok = false; break }
+            off += n
+        }
+        close(fd)
+        if !ok { unlink(tmp.path) }
+        return ok
+    }
+
+    /// Little-endian fields after a magic, closed by the SHA-256 of everything before it (the layout `Reader` reads).
+    struct Writer {
+        private(set) var out: [UInt8]
+        init(_ magic: [UInt8]) { out = magic; out.reserveCapacity(1 << 20) }
+        mutating func byte(_ v: UInt8) { out.append(v) }
+        mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        mutating func text(_ s: String) { var s = s; s.withUTF8 { u in u32(UInt32(u.count)); out += u } }
+        mutating func fingerprint(_ f: Fingerprint) { withUnsafeBytes(of: (f.a.bigEndian, f.b.bigEndian, f.c.bigEndian, f.d.bigEndian)) { out += $0 } }
+        mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) { out += bytes }
+        mutating func finish() -> [UInt8] { let digest = SHA256.hash(data: out); out += digest; return out }
     }
 
     /// Removes the cache at `url` if it is one (a tree replaced without a cache must not keep a stale one beside it).

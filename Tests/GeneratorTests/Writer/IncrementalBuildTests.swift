@@ -158,6 +158,9 @@ final class IncrementalBuildTests: XCTestCase {
             XCTAssertEqual(b.reused, 0)
             // A product change leaves most pages as they were: kept by the cache, not rendered.
             if kinds.allSatisfy(Self.productChanges.contains) { XCTAssertGreaterThan(a.reused, 1_500, "round \(round)") }
+            // Records of unchanged lines are taken from the cache's products snapshot (two or three changed lines).
+            XCTAssertGreaterThan(a.productLinesReused, 2_000 - 4 * LineChunker.maxLines, "round \(round)")
+            XCTAssertEqual(b.productLinesReused, 0)
             reusedSome = reusedSome || a.reused > 0
             inPlaceSome = inPlaceSome || a.inPlace
             let x = TestSupport.snapshot(inc), y = TestSupport.snapshot(full)

@@ -1,0 +1,377 @@
+import Foundation
+import Crypto
+import Indexer
+import Schemas
+
+/// The lines of a JSON Lines file cut into chunks by their content, each named by the SHA-256 of its lines: a chunk
+/// ends after a line whose fast hash (`ByteHash`) has its low four bits zero, or at its 64th line. An edit, an added
+/// or a removed line changes the chunk it falls in (and at most the next), never the chunks before or after, so an
+/// earlier build's work on the other chunks can be taken by name (`ProductSnapshot`).
+struct LineChunker {
+    struct Chunk: Equatable {
+        var digest: Fingerprint
+        var firstLine: Int
+        var lines: Int
+    }
+    static let boundaryMask: UInt64 = 15, maxLines = 64
+
+    /// Every chunk closed so far, in file order.
+    private(set) var chunks: [Chunk] = []
+    private var hasher = SHA256()
+    private var open = 0            // lines in the open chunk
+    private var nextLine = 1
+    /// The open chunk's lines from earlier runs, each followed by its newline (kept only with `keepBytes`).
+    private var carry: [UInt8] = []
+    /// Whether `feed` hands each closed chunk's bytes (otherwise an empty buffer).
+    let keepBytes: Bool
+
+    init(keepBytes: Bool) { self.keepBytes = keepBytes }
+
+    /// Takes the next run of whole lines (`ProductFileReader.forEachLineRun`); `closed` is told of each chunk that
+    /// ends in it, in order, with its lines joined by newlines (no newline after the last) when `keepBytes`.
+    mutating func feed(_ run: UnsafeBufferPointer<UInt8>, _ closed: (Chunk, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        var lineStart = 0, chunkStart = 0
+        while true {
+            var end = run.count
+            if let base = run.baseAddress, lineStart < run.count, let hit = memchr(base + lineStart, 0x0A, run.count - lineStart) {
+                end = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            }
+            open += 1; nextLine += 1
+            let line = UnsafeBufferPointer(rebasing: run[lineStart..<end])
+            if ByteHash.of(line) & Self.boundaryMask == 0 || open >= Self.maxLines {
+                try close(UnsafeBufferPointer(rebasing: run[chunkStart..<end]), closed)
+                chunkStart = end + 1
+            }
+            if end >= run.count { break }
+            lineStart = end + 1
+        }
+        if open > 0 {   // (the rest of the run belongs to a chunk that ends in a later one)
+            let rest = UnsafeBufferPointer(rebasing: run[chunkStart...])
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rest))
+            hasher.update(data: [0x0A])
+            if keepBytes { carry += rest; carry.append(0x0A) }
+        }
+    }
+
+    /// Closes the chunk still open at the end of the file.
+    mutating func finish(_ closed: (Chunk, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        guard open > 0 else { return }
+        let chunk = Chunk(digest: Fingerprint(digest: hasher.finalize()), firstLine: nextLine - open, lines: open)
+        hasher = SHA256(); open = 0
+        if keepBytes { carry.removeLast() }
+        chunks.append(chunk)
+        try carry.withUnsafeBufferPointer { try closed(chunk, $0) }
+        carry = []
+    }
+
+    private mutating func close(_ part: UnsafeBufferPointer<UInt8>, _ closed: (Chunk, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(part))
+        hasher.update(data: [0x0A])
+        let chunk = Chunk(digest: Fingerprint(digest: hasher.finalize()), firstLine: nextLine - open, lines: open)
+        hasher = SHA256(); open = 0
+        chunks.append(chunk)
+        if keepBytes && !carry.isEmpty {
+            carry += part
+            try carry.withUnsafeBufferPointer { try closed(chunk, $0) }
+            carry.removeAll(keepingCapacity: true)
+        } else {
+            try closed(chunk, part)
+        }
+    }
+}
+
+/// What the lines of a products file (JSON Lines) were read and checked into, by chunks (`LineChunker`): the records,
+/// their text and the tables they name, as the catalog's `ProductStore.Builder` held them before any policy. A rebuild
+/// takes the records of every chunk it finds unchanged instead of parsing and checking its lines again, and parses
+/// only the others (a changed price: one chunk of about 16 lines of 100,000).
+///
+/// Part of the build cache (`<cache>.products` beside it), with the same rules: a pure speed-up, used only when whole
+/// (a SHA-256 closes it), made by this very executable with the same field mapping; written only by a build whose
+/// products were all read without an error, and only once its tree is in place. Its records are taken only if the
+/// whole file then reads without an error and no record read anew claims an id (or, case-insensitively, a file
+/// name) that a record taken also claims: anything else reads the file again in full, so messages are a full
+/// read's.
+final class ProductSnapshot: @unchecked Sendable {
+    struct Chunk { var lines: Int; var records: Range<Int> }
+
+    static let magic = Array("generator products snapshot\n".utf8)
+    static let format: UInt32 = 1
+
+    /// The field mapping the records were checked with.
+    let key: Fingerprint
+    let chunks: [Fingerprint: Chunk]
+    /// In file order; `line` counts from its chunk's first line (0: the first).
+    let records: [ProductStore.Record]
+    /// Of each record's id and of its path segment as the case-insensitive collision check folds it (`ByteHash`).
+    let idHashes: [UInt64], foldedHashes: [UInt64]
+    let prices: [JSONNumber]
+    let tables: [[String]]   // brands, brand keys, currencies, category ids (`ProductStore.Builder.Table` order)
+    let extras: [[(String, String)]]
+    private let bytes: [UInt8]
+    private let textStart: Int
+
+    private init(key: Fingerprint, chunks: [Fingerprint: Chunk], records: [ProductStore.Record], idHashes: [UInt64], foldedHashes: [UInt64],
+                 prices: [JSONNumber], tables: [[String]], extras: [[(String, String)]], bytes: [UInt8], textStart: Int) {
+        self.key = key; self.chunks = chunks; self.records = records; self.idHashes = idHashes; self.foldedHashes = foldedHashes
+        self.prices = prices; self.tables = tables; self.extras = extras; self.bytes = bytes; self.textStart = textStart
+    }
+
+    /// The mapping of logical fields to input names: records checked under another mapping are other records.
+    static func key(_ settings: CatalogSettings) -> Fingerprint {
+        var h = FingerprintHasher("products snapshot")
+        for (name, path) in settings.fields.sorted(by: { $0.key < $1.key }) { h.add(name); h.add(path) }
+        return h.finish()
+    }
+
+    /// The path of a cache's products snapshot.
+    static func location(cache: URL) -> URL { cache.appendingPathExtension("products") }
+
+    // MARK: Reading a file
+
+    /// The snapshot at `url`; nil when there is none or it cannot be used (not one, damaged, another tool's, or any
+    /// record pointing outside its text or tables).
+    static func read(_ url: URL) -> ProductSnapshot? {
+        guard case .success(let bytes) = BuildCache.readWhole(url) else { return nil }
+        guard bytes.starts(with: magic), bytes.count >= magic.count + 32,
+              Array(SHA256.hash(data: bytes[..<(bytes.count - 32)])) == Array(bytes.suffix(32)) else { return nil }
+        var r = BuildCache.Reader(bytes: bytes, at: magic.count, end: bytes.count - 32)
+        guard r.u32() == format, r.fingerprint() == ToolIdentity.digest, let key = r.fingerprint() else { return nil }
+        func strings() -> [String]? {
+            guard let n = r.u32(), Int(n) <= r.end - r.at else { return nil }
+            var out: [String] = []
+            out.reserveCapacity(Int(n))
+            for _ in 0..<n { guard let t = r.text() else { return nil }; out.append(t) }
+            return out
+        }
+        var tables: [[String]] = []
+        for _ in 0..<4 { guard let t = strings() else { return nil }; tables.append(t) }
+        guard let priceTexts = strings() else { return nil }
+        let prices = priceTexts.map { JSONNumber(literal: $0) }
+        guard let extraCount = r.u32(), Int(extraCount) <= r.end - r.at else { return nil }
+        var extras: [[(String, String)]] = []
+        for _ in 0..<extraCount {
+            guard let pairs = strings(), pairs.count % 2 == 0 else { return nil }
+            extras.append(stride(from: 0, to: pairs.count, by: 2).map { (pairs[$0], pairs[$0 + 1]) })
+        }
+        guard let chunkCount = r.u32(), Int(chunkCount) <= r.end - r.at else { return nil }
+        var chunks: [Fingerprint: Chunk] = [:]
+        chunks.reserveCapacity(Int(chunkCount))
+        var recordCount = 0
+        for _ in 0..<chunkCount {
+            guard let digest = r.fingerprint(), let lines = r.u32(), let n = r.u32(), lines > 0 else { return nil }
+            chunks[digest] = Chunk(lines: Int(lines), records: recordCount..<(recordCount + Int(n)))
+            recordCount += Int(n)
+        }
+        guard recordCount <= (r.end - r.at) / recordSize else { return nil }
+        var records: [ProductStore.Record] = [], idHashes: [UInt64] = [], foldedHashes: [UInt64] = []
+        records.reserveCapacity(recordCount); idHashes.reserveCapacity(recordCount); foldedHashes.reserveCapacity(recordCount)
+        for _ in 0..<recordCount {
+            guard let start = r.u64(), let idLength = r.u32(), let segmentLength = r.u32(), let nameLength = r.u32(),
+                  let descriptionLength = r.u32(), let imageLength = r.u32(), let brand = r.u32(), let brandKey = r.u32(),
+                  let currency = r.u32(), let category = r.u32(), let extra = r.u32(), let line = r.u32(), let flags = r.raw(1)?.first,
+                  let ratingCount = r.u64(), let rating = r.u64(), let price = r.u32(), let idHash = r.u64(), let foldedHash = r.u64()
+            else { return nil }
+            records.append(ProductStore.Record(
+                textStart: Int(truncatingIfNeeded: start), idLength: idLength, segmentLength: segmentLength, nameLength: nameLength,
+                descriptionLength: descriptionLength, imageLength: imageLength, brand: Int32(bitPattern: brand),
+                brandKey: Int32(bitPattern: brandKey), currency: Int32(bitPattern: currency), category: Int32(bitPattern: category),
+                extra: Int32(bitPattern: extra), line: Int32(bitPattern: line), inStock: flags & 1 != 0,
+                ratingCount: Int(Int64(bitPattern: ratingCount)), ratingAverage: Double(bitPattern: rating),
+                price: Int32(bitPattern: price), ascii: flags & 2 != 0))
+            idHashes.append(idHash); foldedHashes.append(foldedHash)
+        }
+        guard let textCount = r.u64(), Int(textCount) == r.end - r.at else { return nil }
+        let textStart = r.at
+        // Every record inside the text and the tables (the file is trusted to be ours, never to be sane).
+        let text = Int(textCount)
+        func inTable(_ v: Int32, _ k: Int, optional: Bool) -> Bool { v >= 0 ? Int(v) < tables[k].count : optional && v == -1 }
+        for x in records {
+            guard x.textStart >= 0, x.idLength != ProductStore.Record.same, x.nameLength != ProductStore.Record.same,
+                  x.textStart <= text, x.textLength <= text - x.textStart, x.line >= 0,
+                  inTable(x.brand, 0, optional: true), inTable(x.brandKey, 1, optional: true), inTable(x.currency, 2, optional: false),
+                  inTable(x.category, 3, optional: false), x.extra >= -1, Int(x.extra) < extras.count, x.price >= -1, Int(x.price) < prices.count
+            else { return nil }
+        }
+        // Taken records never claim an id (or a file name) twice: they came from one read without an error.
+        guard Set(idHashes).count == idHashes.count, Set(foldedHashes).count == foldedHashes.count else { return nil }
+        return ProductSnapshot(key: key, chunks: chunks, records: records, idHashes: idHashes, foldedHashes: foldedHashes,
+                               prices: prices, tables: tables, extras: extras, bytes: bytes, textStart: textStart)
+    }
+
+    /// Bytes of one record in the file.
+    private static let recordSize = 8 + 11 * 4 + 1 + 8 + 8 + 4 + 8 + 8
+
+    func text(_ r: ProductStore.Record) -> UnsafeBufferPointer<UInt8> {
+        bytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[(textStart + r.textStart)..<(textStart + r.textStart + r.textLength)]) }
+    }
+
+    // MARK: Making one
+
+    /// The snapshot of a read without an error: `chunks` as `LineChunker` cut the file, `records` the builder's records
+    /// before any policy (in file order), `store` the store they became (its text and tables). Nil when the records do
+    /// not fall in the chunks as expected.
+    static func encode(key: Fingerprint, chunks: [LineChunker.Chunk], records: [ProductStore.Record], store: ProductStore) -> [UInt8]? {
+        var w = BuildCache.Writer(magic)
+        w.u32(format)
+        w.fingerprint(ToolIdentity.digest)
+        w.fingerprint(key)
+        for table in [store.brands, store.brandKeys, store.currencies, store.categoryIds] {
+            w.u32(UInt32(table.count)); for t in table { w.text(t) }
+        }
+        w.u32(UInt32(store.prices.count)); for p in store.prices { w.text(p.description) }
+        w.u32(UInt32(store.extras.count))
+        for e in store.extras { w.u32(UInt32(e.count * 2)); for (k, v) in e { w.text(k); w.text(v) } }
+        // Each chunk's records: those whose line falls in it (records are in line order).
+        w.u32(UInt32(chunks.count))
+        var next = 0
+        var firstLines: [Int] = []
+        firstLines.reserveCapacity(records.count)
+        for c in chunks {
+            let first = next
+            while next < records.count, Int(records[next].line) < c.firstLine + c.lines {
+                guard Int(records[next].line) >= c.firstLine else { return nil }
+                firstLines.append(c.firstLine)
+                next += 1
+            }
+            w.fingerprint(c.digest); w.u32(UInt32(c.lines)); w.u32(UInt32(next - first))
+        }
+        guard next == records.count else { return nil }
+        // Records, each pointing into the text that follows them (each record's text, in record order).
+        var text = 0
+        for (k, x) in records.enumerated() {
+            let segment = x.segmentLength == ProductStore.Record.same ? store.bytes(x.textStart, x.idLength)
+                : store.bytes(x.textStart + x.segmentOffset, x.segmentLength)
+            let folded = Array(String(decoding: segment, as: UTF8.self).lowercased().utf8)
+            w.u64(UInt64(text)); w.u32(x.idLength); w.u32(x.segmentLength); w.u32(x.nameLength); w.u32(x.descriptionLength)
+            w.u32(x.imageLength)
+            for v in [x.brand, x.brandKey, x.currency, x.category, x.extra, Int32(x.line) - Int32(firstLines[k])] { w.u32(UInt32(bitPattern: v)) }
+            w.byte((x.inStock ? 1 : 0) | (x.ascii ? 2 : 0))
+            w.u64(UInt64(bitPattern: Int64(x.ratingCount))); w.u64(x.ratingAverage.bitPattern); w.u32(UInt32(bitPattern: x.price))
+            w.u64(ByteHash.of(store.bytes(x.textStart, x.idLength))); w.u64(folded.withUnsafeBufferPointer { ByteHash.of($0) })
+            text += x.textLength
+        }
+        w.u64(UInt64(text))
+        for x in records { w.raw(store.bytes(x.textStart, UInt32(x.textLength))) }
+        return w.finish()
+    }
+
+    // MARK: Taking records
+
+    /// Reads the JSON Lines products file at `url` into `store` and `check`, taking the records of unchanged chunks
+    /// from this snapshot. Nil when the read must be done in full instead (an error anywhere, or a claim a taken record
+    /// shares): `store` and `check` are then to be thrown away. `chunker` cuts the file as it is read.
+    func read(_ url: URL, display: String, check: inout CatalogCheck, into store: ProductStore.Builder,
+              chunker: inout LineChunker) throws -> (records: Int, reusedLines: Int)? {
+        var remap = tables.map { [Int32](repeating: -2, count: $0.count) }
+        var used = Set<Fingerprint>()
+        var taken: [Range<Int>] = [], made: [Range<Int>] = []
+        var count = 0, reused = 0, failed = false
+        func map(_ v: Int32, _ table: ProductStore.Builder.Table) -> Int32 {
+            guard v >= 0 else { return v }
+            let k = table.rawValue
+            if remap[k][Int(v)] == -2 { remap[k][Int(v)] = store.intern(tables[k][Int(v)], in: table) }
+            return remap[k][Int(v)]
+        }
+        func take(_ chunk: LineChunker.Chunk, _ lines: UnsafeBufferPointer<UInt8>) {
+            guard !failed else { return }
+            if let c = chunks[chunk.digest], c.lines == chunk.lines, used.insert(chunk.digest).inserted {
+                for i in c.records {
+                    let x = records[i]
+                    // (Interned in the order `append` interns: brand, brand key, currency, category.)
+                    let brand = map(x.brand, .brand), brandKey = map(x.brandKey, .brandKey)
+                    let currency = map(x.currency, .currency), category = map(x.category, .category)
+                    store.append(stored: x, text: text(x), line: chunk.firstLine + Int(x.line), brand: brand, brandKey: brandKey,
+                                 currency: currency, category: category, price: x.price >= 0 ? prices[Int(x.price)] : nil,
+                                 extra: x.extra >= 0 ? extras[Int(x.extra)] : nil)
+                }
+                taken.append(c.records)
+                count += c.records.count
+                reused += chunk.lines
+            } else {
+                let parsed = ProductFileReader.parseLines(lines, firstLine: chunk.firstLine, display: display, threads: 1)
+                guard parsed.errors.isEmpty else { failed = true; return }
+                let before = store.records.count
+                check.products(parsed.records, threads: 1, into: store)
+                guard check.errors.isEmpty else { failed = true; return }
+                made.append(before..<store.records.count)
+                count += parsed.records.count
+            }
+        }
+        try ProductFileReader.forEachLineRun(url, display: display) { run in chunker.feed(run, take) }
+        chunker.finish(take)
+        if failed { return nil }
+        // Records read anew against the records taken: an id or a folded file name both claim is a full read's error.
+        var ids = Set<UInt64>(), folded = Set<UInt64>()
+        for range in made {
+            for x in store.records[range] {
+                ids.insert(ByteHash.of(store.idUTF8(x)))
+                let segment = store.segmentUTF8(x)
+                folded.insert(Array(String(decoding: segment, as: UTF8.self).lowercased().utf8).withUnsafeBufferPointer { ByteHash.of($0) })
+            }
+        }
+        if !ids.isEmpty {
+            for range in taken {
+                for i in range where ids.contains(idHashes[i]) || folded.contains(foldedHashes[i]) { return nil }
+            }
+        }
+        return (count, reused)
+    }
+}
+
+/// The products snapshot of a build's cache: read on a thread of its own from the start of the build, taken once by
+/// the catalog; the next one written, on a thread of its own, to a temporary file beside it, which takes its place
+/// when the build's cache is saved (and is removed otherwise).
+final class ProductSnapshotFile: @unchecked Sendable {
+    let url: URL
+    private var reading: Background<ProductSnapshot?>?
+    private var writing: Background<Bool>?
+    private let temporary: URL
+    private let lock = NSLock()
+    private var reusedLines = 0
+
+    init(url: URL) {
+        self.url = url
+        temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
+        reading = Background { ProductSnapshot.read(url) }
+    }
+
+    /// The snapshot read, handed over (nil: none that can be used); once.
+    func take() -> ProductSnapshot? {
+        lock.lock(); let r = reading; reading = nil; lock.unlock()
+        return (try? r?.take()) ?? nil
+    }
+
+    /// Lines whose records were taken from the snapshot (`BuildSummary.productLinesReused`).
+    var reused: Int { lock.lock(); defer { lock.unlock() }; return reusedLines }
+    func noteReused(_ n: Int) { lock.lock(); reusedLines = n; lock.unlock() }
+
+    /// Makes the next snapshot on a thread of its own and writes it to the temporary file.
+    func write(_ make: @escaping @Sendable () -> [UInt8]?) {
+        let temporary = self.temporary
+        let task = Background { () -> Bool in
+            guard let bytes = make() else { return false }
+            return BuildCache.write(bytes, toNew: temporary)
+        }
+        lock.lock(); writing = task; lock.unlock()
+    }
+
+    /// Puts the snapshot written in place (a build whose tree is in place); a warning when it could not be.
+    func commit() -> String? {
+        lock.lock(); let task = writing; writing = nil; lock.unlock()
+        guard let task, (try? task.take()) == true else { return nil }
+        var st = stat()
+        if lstat(url.path, &st) == 0, !BuildCache.starts(url, with: ProductSnapshot.magic) {
+            unlink(temporary.path)
+            return "\(url.path) exists and is not a products snapshot: it was left alone and no snapshot was written"
+        }
+        if rename(temporary.path, url.path) != 0 { unlink(temporary.path); return "the products snapshot cannot be written to \(url.path)" }
+        return nil
+    }
+
+    /// Lets go of what is still running; a snapshot written but not committed is removed.
+    func close() {
+        lock.lock(); let r = reading, w = writing; reading = nil; writing = nil; lock.unlock()
+        r?.join()
+        if let w { w.join(); unlink(temporary.path) }
+    }
+}

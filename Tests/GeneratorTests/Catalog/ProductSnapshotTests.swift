@@ -1,0 +1,156 @@
+import XCTest
+import Foundation
+@testable import Generator
+
+/// The products snapshot: lines cut into chunks by their content, and records of unchanged chunks taken from the
+/// build cache instead of read again — only when a full read would give the same products and the same errors.
+final class ProductSnapshotTests: XCTestCase {
+    typealias Catalog = IncrementalBuildTests.Catalog
+
+    /// The chunks of `text` fed as runs of whole lines cut at `cuts` (line indices), with each chunk's bytes.
+    static func chunks(_ lines: [String], cuts: [Int] = []) -> (chunks: [LineChunker.Chunk], bytes: [String]) {
+        var chunker = LineChunker(keepBytes: true)
+        var bytes: [String] = []
+        let bounds = [0] + cuts.sorted() + [lines.count]
+        for k in 0..<(bounds.count - 1) where bounds[k] < bounds[k + 1] {
+            var run = Array(lines[bounds[k]..<bounds[k + 1]].joined(separator: "\n").utf8)
+            run.withUnsafeMutableBufferPointer { buf in
+                chunker.feed(UnsafeBufferPointer(buf)) { _, b in bytes.append(String(decoding: b, as: UTF8.self)) }
+            }
+        }
+        chunker.finish { _, b in bytes.append(String(decoding: b, as: UTF8.self)) }
+        return (chunker.chunks, bytes)
+    }
+
+    func testChunksAreCutByContentWhateverTheRuns() throws {
+        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
+            .split(separator: "\n").prefix(3_000).map(String.init)
+        let whole = Self.chunks(lines)
+        // Every line in exactly one chunk, in order, none longer than the cap, most ended by content.
+        XCTAssertEqual(whole.bytes.joined(separator: "\n"), lines.joined(separator: "\n"))
+        XCTAssertEqual(whole.chunks.map(\.lines).reduce(0, +), lines.count)
+        XCTAssertEqual(whole.chunks.first?.firstLine, 1)
+        for (a, b) in zip(whole.chunks, whole.chunks.dropFirst()) { XCTAssertEqual(b.firstLine, a.firstLine + a.lines) }
+        XCTAssertLessThanOrEqual(whole.chunks.map(\.lines).max() ?? 0, LineChunker.maxLines)
+        XCTAssertGreaterThan(whole.chunks.filter { $0.lines < LineChunker.maxLines }.count, whole.chunks.count * 9 / 10)
+        XCTAssertGreaterThan(whole.chunks.count, 3_000 / 40)
+        // The same chunks however the file arrives (blocks end anywhere between lines).
+        var r = TestSupport.Random(state: 3)
+        for _ in 0..<3 {
+            let cuts = (0..<(1 + r.below(20))).map { _ in r.below(lines.count) }
+            let split = Self.chunks(lines, cuts: cuts)
+            XCTAssertEqual(split.chunks, whole.chunks, "cuts \(cuts)")
+            XCTAssertEqual(split.bytes, whole.bytes, "cuts \(cuts)")
+        }
+        // A line added, one removed and one edited change the chunks they fall in (and at most the next), no other.
+        var edited = lines
+        edited.insert(#"{"itemId":"new-1","name":"New"}"#, at: 700)
+        edited.remove(at: 1_800)
+        edited[2_500] = edited[2_500].replacingOccurrences(of: "\"price\":", with: "\"price\": ")
+        let after = Self.chunks(edited)
+        let before = Set(whole.chunks.map(\.digest))
+        XCTAssertLessThanOrEqual(after.chunks.filter { !before.contains($0.digest) }.count, 6)
+        XCTAssertGreaterThan(after.chunks.filter { before.contains($0.digest) }.count, whole.chunks.count - 7)
+    }
+
+    func build(_ input: URL, _ out: URL, day: Int, cache: Bool = true) throws -> BuildSummary {
+        var o = BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000 + day * 86_400)
+        o.useCache = cache
+        return try Build.run(o)
+    }
+
+    /// A real catalog of 300 products built once (a release and its cache with a snapshot).
+    func firstBuild(_ name: String) throws -> (catalog: Catalog, work: URL, input: URL, out: URL) {
+        var catalog = try IncrementalBuildTests.realCatalog(count: 300)
+        catalog.products[5]["itemId"] = "Drill-Kit-5"   // (ids of the corpus are digits: one with letters to fold)
+        let work = TestSupport.tempDir(name), input = work.appendingPathComponent("input"), out = work.appendingPathComponent("a/dist")
+        try catalog.write(to: input)
+        let first = try build(input, out, day: 0)
+        XCTAssertEqual(first.productLinesReused, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ProductSnapshot.location(cache: BuildCache.location(for: out, folder: nil)).path))
+        return (catalog, work, input, out)
+    }
+
+    /// A copy of `out` (and its cache and snapshot) in `name`, to build again from the same state.
+    func copy(_ out: URL, to dir: URL, cache: Bool = true) throws -> URL {
+        let o = dir.appendingPathComponent("dist")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: out, to: o)
+        if cache {
+            let c = BuildCache.location(for: out, folder: nil)
+            try FileManager.default.copyItem(at: c, to: BuildCache.location(for: o, folder: nil))
+            try FileManager.default.copyItem(at: ProductSnapshot.location(cache: c), to: ProductSnapshot.location(cache: BuildCache.location(for: o, folder: nil)))
+        }
+        return o
+    }
+
+    /// A price changed: every other chunk's records are taken, and the tree is a full build's; a damaged snapshot is
+    /// not used (same bytes); someone's file at its name is left alone.
+    func testTakenRecordsGiveAFullBuildsTree() throws {
+        var (catalog, work, input, out) = try firstBuild("snapshot-take")
+        let i = catalog.products.firstIndex { $0["price"] is NSNumber }!
+        catalog.products[i]["price"] = NSDecimalNumber(string: "1234.56")
+        try catalog.write(to: input)
+        let full = try copy(out, to: work.appendingPathComponent("full"), cache: false)
+        let damaged = try copy(out, to: work.appendingPathComponent("damaged"))
+        let someone = try copy(out, to: work.appendingPathComponent("someone"))
+        let a = try build(input, out, day: 1)
+        XCTAssertGreaterThanOrEqual(a.productLinesReused, 300 - LineChunker.maxLines)
+        XCTAssertLessThan(a.productLinesReused, 300)
+        XCTAssertEqual(try build(input, full, day: 1, cache: false).productLinesReused, 0)
+        let expected = TestSupport.snapshot(full)
+        XCTAssertEqual(TestSupport.snapshot(out), expected)
+
+        // A damaged snapshot: not used, the same tree; the build's own replaces it.
+        let snap = ProductSnapshot.location(cache: BuildCache.location(for: damaged, folder: nil))
+        var bytes = try Data(contentsOf: snap)
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: snap)
+        XCTAssertEqual(try build(input, damaged, day: 1).productLinesReused, 0)
+        XCTAssertEqual(TestSupport.snapshot(damaged), expected)
+        XCTAssertNotEqual(try Data(contentsOf: snap), bytes, "the damaged snapshot was not replaced by the build's")
+
+        // Someone's file at its name: neither read nor replaced.
+        let theirs = ProductSnapshot.location(cache: BuildCache.location(for: someone, folder: nil))
+        try Data("my notes\n".utf8).write(to: theirs)
+        let s = try build(input, someone, day: 1)
+        XCTAssertEqual(s.productLinesReused, 0)
+        XCTAssertTrue(s.warnings.contains { $0.contains("is not a products snapshot") }, "\(s.warnings)")
+        XCTAssertEqual(try Data(contentsOf: theirs), Data("my notes\n".utf8))
+        XCTAssertEqual(TestSupport.snapshot(someone), expected)
+
+        // The snapshot written now describes the new file: the next build takes every line.
+        catalog.site["appVersion"] = "9.9.9"
+        try catalog.write(to: input)
+        XCTAssertEqual(try build(input, out, day: 2).productLinesReused, 300)
+    }
+
+    /// A line read anew that claims an id, or (case-insensitively) a file name, a taken record also claims, and a chunk
+    /// repeated whole: the build fails with a full read's errors, and the tree and snapshot stay as they were.
+    func testClaimsOfTakenRecordsFailAsAFullReadDoes() throws {
+        let (catalog, work, input, out) = try firstBuild("snapshot-claims")
+        let ids = catalog.products.map { $0["itemId"] as! String }
+        var k = 0
+        func failure(_ edit: (inout Catalog) -> Void) throws {
+            k += 1
+            var c = catalog
+            edit(&c)
+            try c.write(to: input)
+            var messages: [String] = []
+            for cache in [true, false] {
+                let o = try copy(out, to: work.appendingPathComponent("case\(k)-\(cache)"), cache: cache)
+                let before = TestSupport.snapshot(o.deletingLastPathComponent())
+                XCTAssertThrowsError(try build(input, o, day: 1, cache: cache)) { messages.append("\($0)") }
+                XCTAssertEqual(TestSupport.snapshot(o.deletingLastPathComponent()), before, "case \(k): a failed build changed something")
+            }
+            XCTAssertEqual(messages.count, 2)
+            XCTAssertEqual(messages.first, messages.last, "case \(k)")
+            XCTAssertTrue(messages.first?.contains("products.jsonl:") == true, "case \(k): \(messages)")
+        }
+        // The last product takes the first one's id; then the same id in other letter case.
+        try failure { $0.products[299]["itemId"] = ids[0] }
+        try failure { $0.products[299]["itemId"] = ids[5].uppercased() }
+        // The first 80 lines again at the end: their chunks are the snapshot's, and taken once only.
+        try failure { $0.products += $0.products.prefix(80) }
+    }
+}
