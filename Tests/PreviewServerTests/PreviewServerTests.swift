@@ -183,7 +183,7 @@ final class PreviewServerTests: XCTestCase {
             ((try? FileManager.default.contentsOfDirectory(atPath: parent.appendingPathComponent(privateFolders[0]).path)) ?? []).filter { $0 != "made-by-generator-serve" }.count == 1
         }, "only the snapshot being served is left")
         running.stop()
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted(), [".dist.cache", "dist"], "only the tree and its build cache")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted(), [".dist.cache", ".dist.cache.products", "dist"], "only the tree and its build cache (and products snapshot)")
     }
 
     static func fetch(_ session: URLSession, _ base: URL, _ path: String) -> (HTTPURLResponse, Data)? {

@@ -119,11 +119,12 @@ public struct CatalogDomain: Domain {
         let snapshotKey = ProductSnapshot.key(settings)
         var chunker = LineChunker(keepBytes: true)
         var read: (records: Int, skipped: [BuildError])
-        var reusedLines = 0
+        var taken: ProductSnapshot.Taken?, memo: ProductSnapshot?
         if let snapshot = snapshotFile?.take(), snapshot.key == snapshotKey,
-           let r = try snapshot.read(productsURL, display: productsFile, check: &check, into: store, chunker: &chunker) {
-            read = (r.records, [])
-            reusedLines = r.reusedLines
+           let t = try snapshot.read(productsURL, display: productsFile, check: &check, into: store, chunker: &chunker) {
+            read = (t.records, [])
+            taken = t
+            memo = snapshot
         } else {
             // Read and checked a batch at a time: the records of a batch are released once its products are made.
             check = CatalogCheck(settings: settings, productsFile: productsFile)
@@ -251,13 +252,9 @@ public struct CatalogDomain: Domain {
             return Product.precedes(store.idUTF8(ra), store.idUTF8(rb), ascii: ra.ascii && rb.ascii)
         }
         let products = store.finish(order: byId)
-        if let snapshotFile {
-            snapshotFile.noteReused(reusedLines)
-            if read.skipped.isEmpty {
-                let chunks = chunker.chunks
-                snapshotFile.write { ProductSnapshot.encode(key: snapshotKey, chunks: chunks, records: readRecords, store: products) }
-            }
-        }
+        // Each product's record as read (before the policies left some out and the id order moved them).
+        let kept = readRecords.indices.filter { readRecords[$0].price >= 0 }
+        let readIndex = byId.map { kept[$0] }
 
         // Children lists and depth-first order.
         for id in order { nodes[id]!.children = [] }
@@ -319,6 +316,9 @@ public struct CatalogDomain: Domain {
         let fingerprinting = context.site.sourceFingerprint != nil
         let none = Fingerprint(a: 0, b: 0, c: 0, d: 0)
         var all = [Fingerprint](repeating: none, count: fingerprinting ? products.count : 0), text = all
+        // A product whose record was taken from the snapshot has the fingerprints made then, unless the policies now
+        // give it another brand or category.
+        let origins = taken.map { t in readIndex.map { t.origins[$0] } }, earlier = memo
         var hasher = SHA256()
         all.withUnsafeMutableBufferPointer { all in text.withUnsafeMutableBufferPointer { text in
             for first in stride(from: 0, to: slices, by: round) {
@@ -341,7 +341,9 @@ public struct CatalogDomain: Domain {
                         bytes += String(p.ratingCount).utf8; bytes.append(0x1F)
                         bytes += p.categoryId.utf8
                         bytes.append(0x1E)
-                        if fingerprinting { (all[i], text[i]) = Self.fingerprints(p) }
+                        if fingerprinting {
+                            (all[i], text[i]) = origins.flatMap { earlier?.fingerprints(of: p, origin: $0[i], store: products) } ?? Self.fingerprints(p)
+                        }
                     }
                     parts[k] = bytes
                 } }
@@ -351,6 +353,22 @@ public struct CatalogDomain: Domain {
         model.dataVersion = String(hasher.finalize().map { String(format: "%02x", $0) }.joined().prefix(12))
         model.productFingerprints = all
         model.textFingerprints = text
+        if let snapshotFile {
+            snapshotFile.noteReused(taken?.reusedLines ?? 0)
+            if read.skipped.isEmpty {
+                // The next snapshot: the records as read, and the fingerprints of those that became products.
+                var made = [ProductSnapshot.Made](repeating: .none, count: fingerprinting ? readRecords.count : 0)
+                if fingerprinting {
+                    for (k, p) in products.enumerated() {
+                        made[readIndex[k]] = .init(all: all[k], text: text[k], brand: Int32(p.brandIndex), category: Int32(p.categoryIndex))
+                    }
+                }
+                let chunks = chunker.chunks, hashes = taken.map { ($0.idHashes, $0.foldedHashes) }, fingerprints = made
+                snapshotFile.write {
+                    ProductSnapshot.encode(key: snapshotKey, chunks: chunks, records: readRecords, store: products, hashes: hashes, made: fingerprints)
+                }
+            }
+        }
         clock.lap("data version and product fingerprints")
         return model
     }

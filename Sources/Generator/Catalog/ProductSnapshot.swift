@@ -95,7 +95,7 @@ final class ProductSnapshot: @unchecked Sendable {
     struct Chunk { var lines: Int; var records: Range<Int> }
 
     static let magic = Array("generator products snapshot\n".utf8)
-    static let format: UInt32 = 1
+    static let format: UInt32 = 2
 
     /// The field mapping the records were checked with.
     let key: Fingerprint
@@ -107,13 +107,34 @@ final class ProductSnapshot: @unchecked Sendable {
     let prices: [JSONNumber]
     let tables: [[String]]   // brands, brand keys, currencies, category ids (`ProductStore.Builder.Table` order)
     let extras: [[(String, String)]]
+    /// Each record's fingerprints as the build that made the snapshot made them, after the policies (`Made.none`: none).
+    let made: [Made]
     private let bytes: [UInt8]
     private let textStart: Int
 
+    /// A product's fingerprints (`CatalogDomain.fingerprints`) and the brand and category (indices of the snapshot's
+    /// tables) they were made with: the only fields of a record the policies change.
+    struct Made: Sendable {
+        var all: Fingerprint, text: Fingerprint
+        var brand: Int32, category: Int32
+        static let none = Made(all: Fingerprint(a: 0, b: 0, c: 0, d: 0), text: Fingerprint(a: 0, b: 0, c: 0, d: 0), brand: -2, category: -2)
+    }
+
     private init(key: Fingerprint, chunks: [Fingerprint: Chunk], records: [ProductStore.Record], idHashes: [UInt64], foldedHashes: [UInt64],
-                 prices: [JSONNumber], tables: [[String]], extras: [[(String, String)]], bytes: [UInt8], textStart: Int) {
+                 prices: [JSONNumber], tables: [[String]], extras: [[(String, String)]], made: [Made], bytes: [UInt8], textStart: Int) {
         self.key = key; self.chunks = chunks; self.records = records; self.idHashes = idHashes; self.foldedHashes = foldedHashes
-        self.prices = prices; self.tables = tables; self.extras = extras; self.bytes = bytes; self.textStart = textStart
+        self.prices = prices; self.tables = tables; self.extras = extras; self.made = made; self.bytes = bytes; self.textStart = textStart
+    }
+
+    /// The fingerprints of `p` (in `store`, after the policies), when the snapshot's record `origin` has them for the same
+    /// brand and category; nil otherwise.
+    func fingerprints(of p: Product, origin: Int32, store: ProductStore) -> (all: Fingerprint, text: Fingerprint)? {
+        guard origin >= 0, Int(origin) < made.count else { return nil }
+        let m = made[Int(origin)]
+        guard m.category >= 0, tables[3][Int(m.category)] == store.categoryIds[p.categoryIndex] else { return nil }
+        if m.brand < 0 { guard m.brand == -1, p.brandIndex < 0 else { return nil } }
+        else { guard p.brandIndex >= 0, tables[0][Int(m.brand)] == store.brands[p.brandIndex] else { return nil } }
+        return (m.all, m.text)
     }
 
     /// The mapping of logical fields to input names: records checked under another mapping are other records.
@@ -163,28 +184,43 @@ final class ProductSnapshot: @unchecked Sendable {
             recordCount += Int(n)
         }
         guard recordCount <= (r.end - r.at) / recordSize else { return nil }
-        var records: [ProductStore.Record] = [], idHashes: [UInt64] = [], foldedHashes: [UInt64] = []
+        var records: [ProductStore.Record] = [], idHashes: [UInt64] = [], foldedHashes: [UInt64] = [], made: [Made] = []
         records.reserveCapacity(recordCount); idHashes.reserveCapacity(recordCount); foldedHashes.reserveCapacity(recordCount)
-        for _ in 0..<recordCount {
-            guard let start = r.u64(), let idLength = r.u32(), let segmentLength = r.u32(), let nameLength = r.u32(),
-                  let descriptionLength = r.u32(), let imageLength = r.u32(), let brand = r.u32(), let brandKey = r.u32(),
-                  let currency = r.u32(), let category = r.u32(), let extra = r.u32(), let line = r.u32(), let flags = r.raw(1)?.first,
-                  let ratingCount = r.u64(), let rating = r.u64(), let price = r.u32(), let idHash = r.u64(), let foldedHash = r.u64()
-            else { return nil }
-            records.append(ProductStore.Record(
-                textStart: Int(truncatingIfNeeded: start), idLength: idLength, segmentLength: segmentLength, nameLength: nameLength,
-                descriptionLength: descriptionLength, imageLength: imageLength, brand: Int32(bitPattern: brand),
-                brandKey: Int32(bitPattern: brandKey), currency: Int32(bitPattern: currency), category: Int32(bitPattern: category),
-                extra: Int32(bitPattern: extra), line: Int32(bitPattern: line), inStock: flags & 1 != 0,
-                ratingCount: Int(Int64(bitPattern: ratingCount)), ratingAverage: Double(bitPattern: rating),
-                price: Int32(bitPattern: price), ascii: flags & 2 != 0))
-            idHashes.append(idHash); foldedHashes.append(foldedHash)
+        made.reserveCapacity(recordCount)
+        // (Fixed-size records, read in place: 100,000 of them.)
+        guard let table = r.raw(recordCount * recordSize) else { return nil }
+        table.withUnsafeBytes { raw in
+            for k in 0..<recordCount {
+                var at = k * recordSize
+                func u32() -> UInt32 { defer { at += 4 }; return UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+                func u64() -> UInt64 { defer { at += 8 }; return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+                func i32() -> Int32 { Int32(bitPattern: u32()) }
+                let start = u64(), idLength = u32(), segmentLength = u32(), nameLength = u32(), descriptionLength = u32(), imageLength = u32()
+                let brand = i32(), brandKey = i32(), currency = i32(), category = i32(), extra = i32(), line = i32()
+                let flags = raw[at]; at += 1
+                let ratingCount = u64(), rating = u64(), price = i32()
+                idHashes.append(u64()); foldedHashes.append(u64())
+                func fingerprint() -> Fingerprint {
+                    func word() -> UInt64 { defer { at += 8 }; return UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+                    return Fingerprint(a: word(), b: word(), c: word(), d: word())
+                }
+                let all = fingerprint(), text = fingerprint()
+                made.append(Made(all: all, text: text, brand: i32(), category: i32()))
+                records.append(ProductStore.Record(
+                    textStart: Int(truncatingIfNeeded: start), idLength: idLength, segmentLength: segmentLength, nameLength: nameLength,
+                    descriptionLength: descriptionLength, imageLength: imageLength, brand: brand, brandKey: brandKey, currency: currency,
+                    category: category, extra: extra, line: line, inStock: flags & 1 != 0, ratingCount: Int(Int64(bitPattern: ratingCount)),
+                    ratingAverage: Double(bitPattern: rating), price: price, ascii: flags & 2 != 0))
+            }
         }
         guard let textCount = r.u64(), Int(textCount) == r.end - r.at else { return nil }
         let textStart = r.at
         // Every record inside the text and the tables (the file is trusted to be ours, never to be sane).
         let text = Int(textCount)
         func inTable(_ v: Int32, _ k: Int, optional: Bool) -> Bool { v >= 0 ? Int(v) < tables[k].count : optional && v == -1 }
+        for m in made where !(m.brand == -2 && m.category == -2) {
+            guard m.brand >= -1, Int(m.brand) < tables[0].count, m.category >= 0, Int(m.category) < tables[3].count else { return nil }
+        }
         for x in records {
             guard x.textStart >= 0, x.idLength != ProductStore.Record.same, x.nameLength != ProductStore.Record.same,
                   x.textStart <= text, x.textLength <= text - x.textStart, x.line >= 0,
@@ -195,11 +231,11 @@ final class ProductSnapshot: @unchecked Sendable {
         // Taken records never claim an id (or a file name) twice: they came from one read without an error.
         guard Set(idHashes).count == idHashes.count, Set(foldedHashes).count == foldedHashes.count else { return nil }
         return ProductSnapshot(key: key, chunks: chunks, records: records, idHashes: idHashes, foldedHashes: foldedHashes,
-                               prices: prices, tables: tables, extras: extras, bytes: bytes, textStart: textStart)
+                               prices: prices, tables: tables, extras: extras, made: made, bytes: bytes, textStart: textStart)
     }
 
     /// Bytes of one record in the file.
-    private static let recordSize = 8 + 11 * 4 + 1 + 8 + 8 + 4 + 8 + 8
+    private static let recordSize = 8 + 11 * 4 + 1 + 8 + 8 + 4 + 8 + 8 + 64 + 8
 
     func text(_ r: ProductStore.Record) -> UnsafeBufferPointer<UInt8> {
         bytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[(textStart + r.textStart)..<(textStart + r.textStart + r.textLength)]) }
@@ -210,7 +246,12 @@ final class ProductSnapshot: @unchecked Sendable {
     /// The snapshot of a read without an error: `chunks` as `LineChunker` cut the file, `records` the builder's records
     /// before any policy (in file order), `store` the store they became (its text and tables). Nil when the records do
     /// not fall in the chunks as expected.
-    static func encode(key: Fingerprint, chunks: [LineChunker.Chunk], records: [ProductStore.Record], store: ProductStore) -> [UInt8]? {
+    /// `hashes`: the records' claim hashes when known (`Taken`), else made here; `made`: each record's fingerprints
+    /// (none: not kept).
+    static func encode(key: Fingerprint, chunks: [LineChunker.Chunk], records: [ProductStore.Record], store: ProductStore,
+                       hashes: (ids: [UInt64], folded: [UInt64])? = nil, made: [Made] = []) -> [UInt8]? {
+        if let hashes, hashes.ids.count != records.count || hashes.folded.count != records.count { return nil }
+        if !made.isEmpty && made.count != records.count { return nil }
         var w = BuildCache.Writer(magic)
         w.u32(format)
         w.fingerprint(ToolIdentity.digest)
@@ -239,15 +280,18 @@ final class ProductSnapshot: @unchecked Sendable {
         // Records, each pointing into the text that follows them (each record's text, in record order).
         var text = 0
         for (k, x) in records.enumerated() {
-            let segment = x.segmentLength == ProductStore.Record.same ? store.bytes(x.textStart, x.idLength)
-                : store.bytes(x.textStart + x.segmentOffset, x.segmentLength)
-            let folded = Array(String(decoding: segment, as: UTF8.self).lowercased().utf8)
             w.u64(UInt64(text)); w.u32(x.idLength); w.u32(x.segmentLength); w.u32(x.nameLength); w.u32(x.descriptionLength)
             w.u32(x.imageLength)
             for v in [x.brand, x.brandKey, x.currency, x.category, x.extra, Int32(x.line) - Int32(firstLines[k])] { w.u32(UInt32(bitPattern: v)) }
             w.byte((x.inStock ? 1 : 0) | (x.ascii ? 2 : 0))
             w.u64(UInt64(bitPattern: Int64(x.ratingCount))); w.u64(x.ratingAverage.bitPattern); w.u32(UInt32(bitPattern: x.price))
-            w.u64(ByteHash.of(store.bytes(x.textStart, x.idLength))); w.u64(folded.withUnsafeBufferPointer { ByteHash.of($0) })
+            if let hashes { w.u64(hashes.ids[k]); w.u64(hashes.folded[k]) } else {
+                let segment = x.segmentLength == ProductStore.Record.same ? store.bytes(x.textStart, x.idLength)
+                    : store.bytes(x.textStart + x.segmentOffset, x.segmentLength)
+                w.u64(ByteHash.of(store.bytes(x.textStart, x.idLength))); w.u64(foldedHash(segment))
+            }
+            let m = made.isEmpty ? Made.none : made[k]
+            w.fingerprint(m.all); w.fingerprint(m.text); w.u32(UInt32(bitPattern: m.brand)); w.u32(UInt32(bitPattern: m.category))
             text += x.textLength
         }
         w.u64(UInt64(text))
@@ -261,11 +305,13 @@ final class ProductSnapshot: @unchecked Sendable {
     /// from this snapshot. Nil when the read must be done in full instead (an error anywhere, or a claim a taken record
     /// shares): `store` and `check` are then to be thrown away. `chunker` cuts the file as it is read.
     func read(_ url: URL, display: String, check: inout CatalogCheck, into store: ProductStore.Builder,
-              chunker: inout LineChunker) throws -> (records: Int, reusedLines: Int)? {
+              chunker: inout LineChunker) throws -> Taken? {
         var remap = tables.map { [Int32](repeating: -2, count: $0.count) }
         var used = Set<Fingerprint>()
         var taken: [Range<Int>] = [], made: [Range<Int>] = []
         var count = 0, reused = 0, failed = false
+        var origins: [Int32] = [], ids: [UInt64] = [], folds: [UInt64] = []
+        origins.reserveCapacity(records.count); ids.reserveCapacity(records.count); folds.reserveCapacity(records.count)
         func map(_ v: Int32, _ table: ProductStore.Builder.Table) -> Int32 {
             guard v >= 0 else { return v }
             let k = table.rawValue
@@ -283,6 +329,7 @@ final class ProductSnapshot: @unchecked Sendable {
                     store.append(stored: x, text: text(x), line: chunk.firstLine + Int(x.line), brand: brand, brandKey: brandKey,
                                  currency: currency, category: category, price: x.price >= 0 ? prices[Int(x.price)] : nil,
                                  extra: x.extra >= 0 ? extras[Int(x.extra)] : nil)
+                    origins.append(Int32(i)); ids.append(idHashes[i]); folds.append(foldedHashes[i])
                 }
                 taken.append(c.records)
                 count += c.records.count
@@ -294,6 +341,9 @@ final class ProductSnapshot: @unchecked Sendable {
                 check.products(parsed.records, threads: 1, into: store)
                 guard check.errors.isEmpty else { failed = true; return }
                 made.append(before..<store.records.count)
+                for x in store.records[before...] {
+                    origins.append(-1); ids.append(ByteHash.of(store.idUTF8(x))); folds.append(Self.foldedHash(store.segmentUTF8(x)))
+                }
                 count += parsed.records.count
             }
         }
@@ -301,20 +351,28 @@ final class ProductSnapshot: @unchecked Sendable {
         chunker.finish(take)
         if failed { return nil }
         // Records read anew against the records taken: an id or a folded file name both claim is a full read's error.
-        var ids = Set<UInt64>(), folded = Set<UInt64>()
-        for range in made {
-            for x in store.records[range] {
-                ids.insert(ByteHash.of(store.idUTF8(x)))
-                let segment = store.segmentUTF8(x)
-                folded.insert(Array(String(decoding: segment, as: UTF8.self).lowercased().utf8).withUnsafeBufferPointer { ByteHash.of($0) })
-            }
-        }
-        if !ids.isEmpty {
+        var madeIds = Set<UInt64>(), madeFolds = Set<UInt64>()
+        for range in made { for k in range { madeIds.insert(ids[k]); madeFolds.insert(folds[k]) } }
+        if !madeIds.isEmpty {
             for range in taken {
-                for i in range where ids.contains(idHashes[i]) || folded.contains(foldedHashes[i]) { return nil }
+                for i in range where madeIds.contains(idHashes[i]) || madeFolds.contains(foldedHashes[i]) { return nil }
             }
         }
-        return (count, reused)
+        return Taken(records: count, reusedLines: reused, origins: origins, idHashes: ids, foldedHashes: folds)
+    }
+
+    /// What `read` took: the number of records read and of lines taken; for each record of the builder, the snapshot
+    /// record it was taken from (-1: read anew), and its claims' hashes (the next snapshot's).
+    struct Taken {
+        var records: Int, reusedLines: Int
+        var origins: [Int32]
+        var idHashes: [UInt64], foldedHashes: [UInt64]
+    }
+
+    /// The hash of a path segment as the case-insensitive collision check folds it (`CatalogCheck`: lowercased).
+    static func foldedHash(_ segment: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var folded = String(decoding: segment, as: UTF8.self).lowercased()
+        return folded.withUTF8 { ByteHash.of($0) }
     }
 }
 

@@ -125,6 +125,25 @@ final class ProductSnapshotTests: XCTestCase {
         XCTAssertEqual(try build(input, out, day: 2).productLinesReused, 300)
     }
 
+    /// A brand spelled two ways is shown in its most common spelling: when changed lines make the other spelling the
+    /// common one, the products of unchanged lines (records taken) show it too, and their pages are made again.
+    func testTakenRecordsFollowThePoliciesOfTheWholeFile() throws {
+        var (catalog, work, input, out) = try firstBuild("snapshot-policies")
+        let brand = catalog.products[0]["brand"] as! String
+        let same = catalog.products.indices.filter { catalog.products[$0]["brand"] as? String == brand }
+        XCTAssertGreaterThan(same.count, 4, "the corpus has changed: pick a brand with more products")
+        // The first build showed `brand`; now most of its products (the last ones) spell it in capitals.
+        for i in same.suffix(same.count / 2 + 1) { catalog.products[i]["brand"] = brand.uppercased() }
+        try catalog.write(to: input)
+        let full = try copy(out, to: work.appendingPathComponent("full"), cache: false)
+        let a = try build(input, out, day: 1)
+        XCTAssertGreaterThan(a.productLinesReused, 0)
+        _ = try build(input, full, day: 1, cache: false)
+        XCTAssertEqual(TestSupport.snapshot(out), TestSupport.snapshot(full))
+        let page = try String(contentsOf: out.appendingPathComponent("products/\(catalog.products[same[0]]["itemId"]!)/details.json"), encoding: .utf8)
+        XCTAssertTrue(page.contains(brand.uppercased()), page)
+    }
+
     /// A line read anew that claims an id, or (case-insensitively) a file name, a taken record also claims, and a chunk
     /// repeated whole: the build fails with a full read's errors, and the tree and snapshot stay as they were.
     func testClaimsOfTakenRecordsFailAsAFullReadDoes() throws {

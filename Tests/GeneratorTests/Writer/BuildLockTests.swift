@@ -42,7 +42,7 @@ final class BuildLockTests: XCTestCase {
         let after = try TestSupport.runCLI(["build", "--input", input.path, "--out", out.path, "--wait", "0"], env: epoch)
         XCTAssertEqual(after.status, 0, after.output)
         // The lock file goes with its holder (the build cache stays beside the tree).
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path).sorted(), [".dist.cache", "dist"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path).sorted(), [".dist.cache", ".dist.cache.products", "dist"])
     }
 
     /// Within one process too (flock locks belong to an open file, not a process), and a wait that runs out says so.
@@ -209,7 +209,7 @@ final class BuildLockTests: XCTestCase {
             XCTAssertEqual(judged.status, 0, "round \(round): \(judged.output.suffix(1500))")
             XCTAssertTrue(judged.output.contains(" 0 failed"), judged.output)
             try assertDeltasHold(final, history: history, round: round)
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path).sorted(), [".dist.cache", "dist"])
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path).sorted(), [".dist.cache", ".dist.cache.products", "dist"])
         }
     }
 

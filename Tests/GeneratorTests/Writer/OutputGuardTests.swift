@@ -142,7 +142,7 @@ final class OutputGuardTests: XCTestCase {
         XCTAssertEqual(withPrevious.status, 0, withPrevious.output)
         // Nothing left beside the outputs but their build caches: no lock file, no staging folder.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.hasPrefix(".") }.sorted(),
-                       [".empty.cache", ".third.cache"])
+                       [".empty.cache", ".empty.cache.products", ".third.cache", ".third.cache.products"])
     }
 
     /// A tree whose manifest names no existing index (or names one outside it) is not ours to replace.

@@ -72,7 +72,7 @@ final class StagingLeftoverTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.output)
         XCTAssertTrue(r.output.contains("No content changes"), r.output)
         XCTAssertEqual(TestSupport.snapshot(out), tree)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted(), [".dist.cache", "dist"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted(), [".dist.cache", ".dist.cache.products", "dist"])
     }
 
     /// A failed build removes its own staging folder; a folder someone else made under this build's staging name
