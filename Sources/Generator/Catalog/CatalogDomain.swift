@@ -364,8 +364,8 @@ public struct CatalogDomain: Domain {
                     }
                 }
                 let chunks = chunker.chunks, hashes = taken.map { ($0.idHashes, $0.foldedHashes) }, fingerprints = made
-                snapshotFile.write {
-                    ProductSnapshot.encode(key: snapshotKey, chunks: chunks, records: readRecords, store: products, hashes: hashes, made: fingerprints)
+                snapshotFile.write { fd in
+                    ProductSnapshot.write(to: fd, key: snapshotKey, chunks: chunks, records: readRecords, store: products, hashes: hashes, made: fingerprints)
                 }
             }
         }

@@ -243,16 +243,16 @@ final class ProductSnapshot: @unchecked Sendable {
 
     // MARK: Making one
 
-    /// The snapshot of a read without an error: `chunks` as `LineChunker` cut the file, `records` the builder's records
-    /// before any policy (in file order), `store` the store they became (its text and tables). Nil when the records do
-    /// not fall in the chunks as expected.
+    /// Writes the snapshot of a read without an error to `fd`: `chunks` as `LineChunker` cut the file, `records` the
+    /// builder's records before any policy (in file order), `store` the store they became (its text and tables). False
+    /// when the records do not fall in the chunks as expected, or the file could not be written.
     /// `hashes`: the records' claim hashes when known (`Taken`), else made here; `made`: each record's fingerprints
     /// (none: not kept).
-    static func encode(key: Fingerprint, chunks: [LineChunker.Chunk], records: [ProductStore.Record], store: ProductStore,
-                       hashes: (ids: [UInt64], folded: [UInt64])? = nil, made: [Made] = []) -> [UInt8]? {
-        if let hashes, hashes.ids.count != records.count || hashes.folded.count != records.count { return nil }
-        if !made.isEmpty && made.count != records.count { return nil }
-        var w = BuildCache.Writer(magic)
+    static func write(to fd: Int32, key: Fingerprint, chunks: [LineChunker.Chunk], records: [ProductStore.Record], store: ProductStore,
+                      hashes: (ids: [UInt64], folded: [UInt64])? = nil, made: [Made] = []) -> Bool {
+        if let hashes, hashes.ids.count != records.count || hashes.folded.count != records.count { return false }
+        if !made.isEmpty && made.count != records.count { return false }
+        var w = BuildCache.Writer(magic, fd: fd)
         w.u32(format)
         w.fingerprint(ToolIdentity.digest)
         w.fingerprint(key)
@@ -264,19 +264,20 @@ final class ProductSnapshot: @unchecked Sendable {
         for e in store.extras { w.u32(UInt32(e.count * 2)); for (k, v) in e { w.text(k); w.text(v) } }
         // Each chunk's records: those whose line falls in it (records are in line order).
         w.u32(UInt32(chunks.count))
+        w.spill()
         var next = 0
         var firstLines: [Int] = []
         firstLines.reserveCapacity(records.count)
         for c in chunks {
             let first = next
             while next < records.count, Int(records[next].line) < c.firstLine + c.lines {
-                guard Int(records[next].line) >= c.firstLine else { return nil }
+                guard Int(records[next].line) >= c.firstLine else { return false }
                 firstLines.append(c.firstLine)
                 next += 1
             }
             w.fingerprint(c.digest); w.u32(UInt32(c.lines)); w.u32(UInt32(next - first))
         }
-        guard next == records.count else { return nil }
+        guard next == records.count else { return false }
         // Records, each pointing into the text that follows them (each record's text, in record order).
         var text = 0
         for (k, x) in records.enumerated() {
@@ -293,6 +294,7 @@ final class ProductSnapshot: @unchecked Sendable {
             let m = made.isEmpty ? Made.none : made[k]
             w.fingerprint(m.all); w.fingerprint(m.text); w.u32(UInt32(bitPattern: m.brand)); w.u32(UInt32(bitPattern: m.category))
             text += x.textLength
+            w.spill()
         }
         w.u64(UInt64(text))
         for x in records { w.raw(store.bytes(x.textStart, UInt32(x.textLength))) }
@@ -403,13 +405,10 @@ final class ProductSnapshotFile: @unchecked Sendable {
     var reused: Int { lock.lock(); defer { lock.unlock() }; return reusedLines }
     func noteReused(_ n: Int) { lock.lock(); reusedLines = n; lock.unlock() }
 
-    /// Makes the next snapshot on a thread of its own and writes it to the temporary file.
-    func write(_ make: @escaping @Sendable () -> [UInt8]?) {
+    /// Writes the next snapshot to the temporary file on a thread of its own (`write` returns whether all of it was).
+    func write(_ write: @escaping @Sendable (Int32) -> Bool) {
         let temporary = self.temporary
-        let task = Background { () -> Bool in
-            guard let bytes = make() else { return false }
-            return BuildCache.write(bytes, toNew: temporary)
-        }
+        let task = Background { BuildCache.write(toNew: temporary, write) }
         lock.lock(); writing = task; lock.unlock()
     }
 

@@ -241,32 +241,61 @@ public struct BuildCache: Sendable {
     /// Writes `bytes` to a file made anew at `tmp` (a temporary name of ours: one left by a killed process with this
     /// pid is removed first; nothing is followed), creating its folder if needed; false (and no file) on failure.
     static func write(_ bytes: [UInt8], toNew tmp: URL) -> Bool {
+        write(toNew: tmp) { fd in bytes.withUnsafeBytes { writeAll(fd, $0) } }
+    }
+
+    /// The same, the file's bytes written by `fill` to the descriptor it is given.
+    static func write(toNew tmp: URL, _ fill: (Int32) -> Bool) -> Bool {
         try? FileManager.default.createDirectory(at: tmp.deletingLastPathComponent(), withIntermediateDirectories: true)
         unlink(tmp.path)
         let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return false }
-        var off = 0, ok = true
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
-            if n <= 0 { if n < 0 && errno == EINTR { continue }; ok = false; break }
-            off += n
-        }
+        let ok = fill(fd)
         close(fd)
         if !ok { unlink(tmp.path) }
         return ok
     }
 
-    /// Little-endian fields after a magic, closed by the SHA-256 of everything before it (the layout `Reader` reads).
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var off = 0
+        while off < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
+            if n <= 0 { if n < 0 && errno == EINTR { continue }; return false }
+            off += n
+        }
+        return true
+    }
+
+    /// Little-endian fields after a magic, closed by the SHA-256 of everything before it (the layout `Reader` reads),
+    /// written to a file a megabyte at a time (a file of 50 MB is never held whole).
     struct Writer {
-        private(set) var out: [UInt8]
-        init(_ magic: [UInt8]) { out = magic; out.reserveCapacity(1 << 20) }
+        private var out: [UInt8]
+        private var digest = SHA256()
+        private let fd: Int32
+        private(set) var failed = false
+        init(_ magic: [UInt8], fd: Int32) { self.fd = fd; out = magic; out.reserveCapacity(1 << 20 + 65536) }
         mutating func byte(_ v: UInt8) { out.append(v) }
         mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
         mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
-        mutating func text(_ s: String) { var s = s; s.withUTF8 { u in u32(UInt32(u.count)); out += u } }
+        mutating func text(_ s: String) { var s = s; s.withUTF8 { u in u32(UInt32(u.count)); out += u }; spill() }
         mutating func fingerprint(_ f: Fingerprint) { withUnsafeBytes(of: (f.a.bigEndian, f.b.bigEndian, f.c.bigEndian, f.d.bigEndian)) { out += $0 } }
-        mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) { out += bytes }
-        mutating func finish() -> [UInt8] { let digest = SHA256.hash(data: out); out += digest; return out }
+        mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) { out += bytes; spill() }
+        /// Hands what is written so far to the file once there is a megabyte of it (callers of the small writes call
+        /// it now and then).
+        mutating func spill(over limit: Int = 1 << 20) {
+            guard out.count >= limit else { return }
+            out.withUnsafeBytes { raw in
+                digest.update(bufferPointer: raw)
+                if !failed && !BuildCache.writeAll(fd, raw) { failed = true }
+            }
+            out.removeAll(keepingCapacity: true)
+        }
+        /// Writes the rest and the digest; true when every byte was written.
+        mutating func finish() -> Bool {
+            spill(over: 0)
+            let d = Array(digest.finalize())
+            return !failed && d.withUnsafeBytes { BuildCache.writeAll(fd, $0) }
+        }
     }
 
     /// Removes the cache at `url` if it is one (a tree replaced without a cache must not keep a stale one beside it).
