@@ -24,7 +24,7 @@ run() {  # label, input, output → "label  seconds  peak MB  × fresh time  × 
   if [ -z "${FRESH_SECS:-}" ]; then FRESH_SECS=$secs; FRESH_KB=$kb; fi
   local manifest kept
   manifest=$(grep -o 'manifest [0-9.]* s' "$SHM/summary.txt" || echo "manifest - (no release)")
-  kept=$(grep -o '([0-9]* kept by the build cache[^)]*)\(, [0-9]* index entries copied\)\?\(; applied in place\)\?' "$SHM/summary.txt" || true)
+  kept=$(grep -o '([0-9]* kept by the build cache[^)]*)\(, [0-9]* index entries copied\)\?\(; applied in place\)\?\(; [0-9]* product lines taken from the cache.s snapshot\)\?' "$SHM/summary.txt" || true)
   printf "%-24s %6.2f s %6d MB   %4.2fx time %4.2fx memory   %-18s %s\n" "$label" "$secs" "$((kb / 1024))" \
     "$(echo "$secs / $FRESH_SECS" | bc -l)" "$(echo "$kb / $FRESH_KB" | bc -l)" "$manifest" "$kept"
 }
@@ -47,7 +47,10 @@ PY
 run "fresh build" "$SHM/in" "$SHM/fresh"
 # Each rebuild starts from a copy of the fresh tree and of its build cache (the cache names the release it describes,
 # so the copy's is valid for the copy).
-fresh_copy() { rm -rf "$SHM/out"; cp -a "$SHM/fresh" "$SHM/out"; cp "$SHM/.fresh.cache" "$SHM/.out.cache"; }
+fresh_copy() {
+  rm -rf "$SHM/out"; cp -a "$SHM/fresh" "$SHM/out"; cp "$SHM/.fresh.cache" "$SHM/.out.cache"
+  cp "$SHM/.fresh.cache.products" "$SHM/.out.cache.products"   # (the records of the products file as read)
+}
 fresh_copy; run "no change" "$SHM/in" "$SHM/out"
 one_price=$(edit one-price 'r = next(r for r in rows if r.get("price")); r["price"] = round(r["price"] + 1, 2)')
 fresh_copy; run "one price changed" "$one_price" "$SHM/out"

@@ -164,7 +164,8 @@ enum SummaryText {
             lines.append("  \(s.fileCount - 2) files in the file index, plus the index itself and update-manifest.json")
             lines.append("  written \(s.written), unchanged \(s.linked)" + (s.reused > 0 ? " (\(s.reused) kept by the build cache without rendering)" : "")
                          + (s.copiedFragments > 0 ? ", \(s.copiedFragments) index entries copied" : "")
-                         + (s.inPlace ? "; applied in place" : ""))
+                         + (s.inPlace ? "; applied in place" : "")
+                         + (s.productLinesReused > 0 ? "; \(s.productLinesReused) product lines taken from the cache's snapshot" : ""))
             lines.append("  stages: " + s.stageSeconds.map { "\($0.0) \(String(format: "%.2f", $0.1)) s" }.joined(separator: ", "))
         }
         for n in s.notes { lines.append("  \(n)") }
@@ -188,7 +189,7 @@ enum SummaryText {
         .obj([
             "changed": .bool(s.changed), "version": .int(s.version), "currentVersion": .string(s.currentVersion),
             "files": .int(s.fileCount), "bytes": .int(s.totalBytes), "written": .int(s.written), "unchanged": .int(s.linked),
-            "reused": .int(s.reused), "inPlace": .bool(s.inPlace),
+            "reused": .int(s.reused), "inPlace": .bool(s.inPlace), "productLinesReused": .int(s.productLinesReused),
             "seconds": .double((seconds * 1000).rounded() / 1000),
             "report": .array(s.report.map { .obj(["domain": .string($0.domain), "key": .string($0.key), "count": .int($0.count),
                                                    "policy": .optional($0.policy), "examples": .strings($0.examples)]) }),
