@@ -228,10 +228,42 @@ final class ProductSnapshot: @unchecked Sendable {
                   inTable(x.category, 3, optional: false), x.extra >= -1, Int(x.extra) < extras.count, x.price >= -1, Int(x.price) < prices.count
             else { return nil }
         }
+        // Its text is what a read makes, since writers copy it into files as it is: each field UTF-8 (a record's whole
+        // text ASCII, or each field checked), each price a JSON number.
+        let fieldsValid = bytes.withUnsafeBufferPointer { b -> Bool in
+            for x in records {
+                let all = UnsafeBufferPointer(rebasing: b[(textStart + x.textStart)..<(textStart + x.textStart + x.textLength)])
+                if ProductStore.isASCII(all) { continue }
+                let same = ProductStore.Record.same
+                var fields = [0..<Int(x.idLength), x.nameOffset..<(x.nameOffset + Int(x.nameLength))]
+                if x.segmentLength != same { fields.append(x.segmentOffset..<(x.segmentOffset + Int(x.segmentLength))) }
+                if x.descriptionLength != same { fields.append(x.descriptionOffset..<(x.descriptionOffset + Int(x.descriptionLength))) }
+                if x.imageLength != same { fields.append(x.imageOffset..<(x.imageOffset + Int(x.imageLength))) }
+                for f in fields where String(validating: all[f], as: UTF8.self) == nil { return false }
+            }
+            return true
+        }
+        guard fieldsValid, priceTexts.allSatisfy(isNumber) else { return nil }
         // Taken records never claim an id (or a file name) twice: they came from one read without an error.
         guard Set(idHashes).count == idHashes.count, Set(foldedHashes).count == foldedHashes.count else { return nil }
         return ProductSnapshot(key: key, chunks: chunks, records: records, idHashes: idHashes, foldedHashes: foldedHashes,
                                prices: prices, tables: tables, extras: extras, made: made, bytes: bytes, textStart: textStart)
+    }
+
+    /// Whether `text` is a JSON number (RFC 8259: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`).
+    static func isNumber(_ text: String) -> Bool {
+        let u = Array(text.utf8)
+        var i = 0
+        func digits() -> Int { let start = i; while i < u.count, u[i] >= 0x30, u[i] <= 0x39 { i += 1 }; return i - start }
+        if i < u.count, u[i] == 0x2D { i += 1 }
+        if i < u.count, u[i] == 0x30 { i += 1 } else if digits() == 0 { return false }
+        if i < u.count, u[i] == 0x2E { i += 1; if digits() == 0 { return false } }
+        if i < u.count, u[i] == 0x65 || u[i] == 0x45 {
+            i += 1
+            if i < u.count, u[i] == 0x2B || u[i] == 0x2D { i += 1 }
+            if digits() == 0 { return false }
+        }
+        return i == u.count
     }
 
     /// Bytes of one record in the file.

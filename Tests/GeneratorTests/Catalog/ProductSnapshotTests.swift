@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 @testable import Generator
+import Schemas
 
 /// The products snapshot: lines cut into chunks by their content, and records of unchanged chunks taken from the
 /// build cache instead of read again — only when a full read would give the same products and the same errors.
@@ -51,6 +52,38 @@ final class ProductSnapshotTests: XCTestCase {
         let before = Set(whole.chunks.map(\.digest))
         XCTAssertLessThanOrEqual(after.chunks.filter { !before.contains($0.digest) }.count, 6)
         XCTAssertGreaterThan(after.chunks.filter { before.contains($0.digest) }.count, whole.chunks.count - 7)
+    }
+
+    /// A snapshot is trusted to be ours, never to be sane: one whose text a read could not have made (a price that is
+    /// not a JSON number, a field that is not UTF-8, a record past the text) is not used.
+    func testASnapshotWhoseTextNoReadMakesIsNotUsed() throws {
+        let dir = TestSupport.tempDir("snapshot-sane")
+        func snapshot(price: String, name: [UInt8], length: UInt32? = nil) throws -> ProductSnapshot? {
+            let builder = ProductStore.Builder(file: "products.jsonl")
+            builder.append(id: "p1", segment: "p1", name: "Drill", description: "Drill", brand: "Acme", brandKey: "acme", price: JSONNumber(literal: price),
+                           currency: "USD", inStock: true, imageUrl: nil, ratingAverage: nil, ratingCount: 0, categoryId: "tools", extra: [], line: 1)
+            var r = builder.records[0]
+            r.nameLength = length ?? UInt32(name.count)
+            builder.records[0] = r
+            // The stored record's text: its id, then the name given.
+            let stored = ProductStore.Builder(file: "products.jsonl")
+            (Array("p1".utf8) + name).withUnsafeBufferPointer { text in
+                stored.append(stored: r, text: text, line: 1, brand: stored.intern("Acme", in: .brand), brandKey: stored.intern("acme", in: .brandKey),
+                              currency: stored.intern("USD", in: .currency), category: stored.intern("tools", in: .category),
+                              price: JSONNumber(literal: price), extra: nil)
+            }
+            let records = stored.records, store = stored.finish(order: [0])
+            let chunk = LineChunker.Chunk(digest: Fingerprint(a: 1, b: 2, c: 3, d: 4), firstLine: 1, lines: 1)
+            let url = dir.appendingPathComponent("s-\(price)-\(name.count)-\(length ?? 0)")
+            XCTAssertTrue(BuildCache.write(toNew: url) { ProductSnapshot.write(to: $0, key: Fingerprint(a: 0, b: 0, c: 0, d: 0), chunks: [chunk], records: records, store: store) })
+            return ProductSnapshot.read(url)
+        }
+        XCTAssertNotNil(try snapshot(price: "12.5", name: Array("Drill é".utf8)), "a sane snapshot was refused: the checks below prove nothing")
+        XCTAssertNil(try snapshot(price: "12,5", name: Array("Drill".utf8)))
+        XCTAssertNil(try snapshot(price: "12.5", name: [0x44, 0xC3, 0x28]))
+        XCTAssertNil(try snapshot(price: "12.5", name: Array("Drill".utf8), length: 400))
+        for good in ["0", "-1", "12.50", "1e5", "2E-3"] { XCTAssertTrue(ProductSnapshot.isNumber(good), good) }
+        for bad in ["", "-", "01", "1.", ".5", "1e", "1e+", "NaN", "0x1", "1 "] { XCTAssertFalse(ProductSnapshot.isNumber(bad), bad) }
     }
 
     func build(_ input: URL, _ out: URL, day: Int, cache: Bool = true) throws -> BuildSummary {
