@@ -24,12 +24,12 @@ struct CatalogCheck {
 
     /// One record checked on its own: its id (or the id's error), then the product or its first field error.
     /// (`folded`: the segment as the case-insensitive collision check compares it.)
-    private struct Checked {
+    fileprivate struct Checked {
         var id: String?; var segment: String?; var folded = ""; var idError: BuildError?; var product: Fields?; var fieldError: BuildError?
     }
 
     /// A checked record's fields, until the store takes them.
-    private struct Fields {
+    fileprivate struct Fields {
         var id, segment, name, description: String
         var brand, brandKey: String?
         var price: JSONNumber?
@@ -47,19 +47,44 @@ struct CatalogCheck {
     /// order, so the errors and the products are the same whatever the thread count. Called once per batch of a
     /// file read in batches, in file order (ids are claimed across batches).
     mutating func products(_ records: [RawRecord], threads: Int = 1, into store: ProductStore.Builder) {
+        var batch = checked(records, threads: threads)
+        reserve(records.count, in: store)
+        claim(&batch, records.indices, into: store)
+    }
+
+    /// Room for `count` more claims and products, made once for a batch (not per `claim`: growing a table by a few
+    /// each time copies it each time).
+    mutating func reserve(_ count: Int, in store: ProductStore.Builder) {
+        store.records.reserveCapacity(store.records.count + count)
+        seenIds.reserveCapacity(seenIds.count + count)
+        collisions.reserve(count)
+    }
+
+    /// Records checked each on its own, their claims not yet made (`claim`).
+    struct Batch {
+        fileprivate var checked: [Checked]
+        fileprivate let lines: [Int]
+    }
+
+    /// The first step of `products`: every record checked on its own, in parallel.
+    func checked(_ records: [RawRecord], threads: Int) -> Batch {
         let f = settings.fields
-        store.records.reserveCapacity(store.records.count + records.count)
         // Input names the mapping consumes (top-level names of dotted paths too), so the rest become specifications.
         let known = Set(f.values).union(f.values.map { String($0.split(separator: ".").first ?? "") })
         let paths = FieldPaths(Dictionary(uniqueKeysWithValues: f.map { ($0.key, $0.value.split(separator: ".").map(String.init)) }))
-        var checked = Parallel.map(records.count, threads: threads) { check(records[$0], known: known, paths: paths) }
+        return Batch(checked: Parallel.map(records.count, threads: threads) { check(records[$0], known: known, paths: paths) },
+                     lines: records.map(\.line))
+    }
+
+    /// The second step: the claims of the records at `range` of a batch, in order, each product then stored.
+    mutating func claim(_ batch: inout Batch, _ range: Range<Int>, into store: ProductStore.Builder) {
+        let f = settings.fields
         // The claims are made in record order, one at a time: the lookups are all this loop does besides storing
-        // (each check result is taken, not copied, and the tables have room for the batch).
-        seenIds.reserveCapacity(seenIds.count + records.count)
-        collisions.reserve(records.count)
-        checked.withUnsafeMutableBufferPointer { checked in
-            for k in checked.indices {
-                let line = records[k].line
+        // (each check result is taken, not copied, and the tables have room for the batch: `reserve`).
+        let lines = batch.lines
+        batch.checked.withUnsafeMutableBufferPointer { checked in
+            for k in range {
+                let line = lines[k]
                 var c = (checked.baseAddress! + k).move()
                 (checked.baseAddress! + k).initialize(to: Checked())
                 if let e = c.idError { errors.append(e); continue }

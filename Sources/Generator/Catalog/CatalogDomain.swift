@@ -121,7 +121,7 @@ public struct CatalogDomain: Domain {
         var read: (records: Int, skipped: [BuildError])
         var taken: ProductSnapshot.Taken?, memo: ProductSnapshot?
         if let snapshot = snapshotFile?.take(), snapshot.key == snapshotKey,
-           let t = try snapshot.read(productsURL, display: productsFile, check: &check, into: store, chunker: &chunker) {
+           let t = try snapshot.read(productsURL, display: productsFile, check: &check, into: store, chunker: &chunker, threads: context.threads) {
             read = (t.records, [])
             taken = t
             memo = snapshot

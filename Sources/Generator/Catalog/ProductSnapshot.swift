@@ -339,50 +339,82 @@ final class ProductSnapshot: @unchecked Sendable {
     /// from this snapshot. Nil when the read must be done in full instead (an error anywhere, or a claim a taken record
     /// shares): `store` and `check` are then to be thrown away. `chunker` cuts the file as it is read.
     func read(_ url: URL, display: String, check: inout CatalogCheck, into store: ProductStore.Builder,
-              chunker: inout LineChunker) throws -> Taken? {
+              chunker: inout LineChunker, threads: Int) throws -> Taken? {
         var remap = tables.map { [Int32](repeating: -2, count: $0.count) }
         var used = Set<Fingerprint>()
         var taken: [Range<Int>] = [], made: [Range<Int>] = []
         var count = 0, reused = 0, failed = false
         var origins: [Int32] = [], ids: [UInt64] = [], folds: [UInt64] = []
         origins.reserveCapacity(records.count); ids.reserveCapacity(records.count); folds.reserveCapacity(records.count)
+        store.records.reserveCapacity(records.count)
         func map(_ v: Int32, _ table: ProductStore.Builder.Table) -> Int32 {
             guard v >= 0 else { return v }
             let k = table.rawValue
             if remap[k][Int(v)] == -2 { remap[k][Int(v)] = store.intern(tables[k][Int(v)], in: table) }
             return remap[k][Int(v)]
         }
+        // Chunks in file order, until a few megabytes of them are to be read anew: those are then parsed and checked in
+        // parallel, and the queue is stored in order (each taken chunk's records, each other chunk's claims then made).
+        enum Item { case taken(Range<Int>, firstLine: Int), anew(bytes: [UInt8], firstLine: Int) }
+        var queue: [Item] = [], queuedBytes = 0
+        func storeTaken(_ range: Range<Int>, firstLine: Int) {
+            for i in range {
+                let x = records[i]
+                // (Interned in the order `append` interns: brand, brand key, currency, category.)
+                let brand = map(x.brand, .brand), brandKey = map(x.brandKey, .brandKey)
+                let currency = map(x.currency, .currency), category = map(x.category, .category)
+                store.append(stored: x, text: text(x), line: firstLine + Int(x.line), brand: brand, brandKey: brandKey,
+                             currency: currency, category: category, price: x.price >= 0 ? prices[Int(x.price)] : nil,
+                             extra: x.extra >= 0 ? extras[Int(x.extra)] : nil)
+                origins.append(Int32(i)); ids.append(idHashes[i]); folds.append(foldedHashes[i])
+            }
+            taken.append(range)
+            count += range.count
+        }
+        func flush() {
+            defer { queue = []; queuedBytes = 0 }
+            guard !failed else { return }
+            var anew: [(bytes: [UInt8], firstLine: Int)] = []
+            for case .anew(let bytes, let firstLine) in queue { anew.append((bytes, firstLine)) }
+            let parsed = Parallel.map(anew.count, threads: threads) { k in
+                anew[k].bytes.withUnsafeBufferPointer { ProductFileReader.parseLines($0, firstLine: anew[k].firstLine, display: display, threads: 1) }
+            }
+            guard parsed.allSatisfy({ $0.errors.isEmpty }) else { failed = true; return }
+            var batch = check.checked(parsed.flatMap(\.records), threads: threads)
+            check.reserve(parsed.reduce(0) { $0 + $1.records.count }, in: store)
+            var next = 0, k = 0
+            for item in queue {
+                switch item {
+                case .taken(let range, let firstLine): storeTaken(range, firstLine: firstLine)
+                case .anew:
+                    let n = parsed[k].records.count
+                    k += 1
+                    let before = store.records.count
+                    check.claim(&batch, next..<(next + n), into: store)
+                    next += n
+                    guard check.errors.isEmpty else { failed = true; return }
+                    made.append(before..<store.records.count)
+                    for x in store.records[before...] {
+                        origins.append(-1); ids.append(ByteHash.of(store.idUTF8(x))); folds.append(Self.foldedHash(store.segmentUTF8(x)))
+                    }
+                    count += n
+                }
+            }
+        }
         func take(_ chunk: LineChunker.Chunk, _ lines: UnsafeBufferPointer<UInt8>) {
             guard !failed else { return }
             if let c = chunks[chunk.digest], c.lines == chunk.lines, used.insert(chunk.digest).inserted {
-                for i in c.records {
-                    let x = records[i]
-                    // (Interned in the order `append` interns: brand, brand key, currency, category.)
-                    let brand = map(x.brand, .brand), brandKey = map(x.brandKey, .brandKey)
-                    let currency = map(x.currency, .currency), category = map(x.category, .category)
-                    store.append(stored: x, text: text(x), line: chunk.firstLine + Int(x.line), brand: brand, brandKey: brandKey,
-                                 currency: currency, category: category, price: x.price >= 0 ? prices[Int(x.price)] : nil,
-                                 extra: x.extra >= 0 ? extras[Int(x.extra)] : nil)
-                    origins.append(Int32(i)); ids.append(idHashes[i]); folds.append(foldedHashes[i])
-                }
-                taken.append(c.records)
-                count += c.records.count
+                if queue.isEmpty { storeTaken(c.records, firstLine: chunk.firstLine) } else { queue.append(.taken(c.records, firstLine: chunk.firstLine)) }
                 reused += chunk.lines
             } else {
-                let parsed = ProductFileReader.parseLines(lines, firstLine: chunk.firstLine, display: display, threads: 1)
-                guard parsed.errors.isEmpty else { failed = true; return }
-                let before = store.records.count
-                check.products(parsed.records, threads: 1, into: store)
-                guard check.errors.isEmpty else { failed = true; return }
-                made.append(before..<store.records.count)
-                for x in store.records[before...] {
-                    origins.append(-1); ids.append(ByteHash.of(store.idUTF8(x))); folds.append(Self.foldedHash(store.segmentUTF8(x)))
-                }
-                count += parsed.records.count
+                queue.append(.anew(bytes: Array(lines), firstLine: chunk.firstLine))
+                queuedBytes += lines.count
+                if queuedBytes >= 4 << 20 { flush() }
             }
         }
         try ProductFileReader.forEachLineRun(url, display: display) { run in chunker.feed(run, take) }
         chunker.finish(take)
+        flush()
         if failed { return nil }
         // Records read anew against the records taken: an id or a folded file name both claim is a full read's error.
         var madeIds = Set<UInt64>(), madeFolds = Set<UInt64>()

@@ -183,11 +183,17 @@ final class ProductSnapshotTests: XCTestCase {
         let (catalog, work, input, out) = try firstBuild("snapshot-claims")
         let ids = catalog.products.map { $0["itemId"] as! String }
         var k = 0
-        func failure(_ edit: (inout Catalog) -> Void) throws {
+        func failure(_ edit: (inout Catalog) -> Void, raw: ((inout [String]) -> Void)? = nil) throws {
             k += 1
             var c = catalog
             edit(&c)
             try c.write(to: input)
+            if let raw {
+                let file = input.appendingPathComponent("catalog/products.jsonl")
+                var lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init)
+                raw(&lines)
+                try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+            }
             var messages: [String] = []
             for cache in [true, false] {
                 let o = try copy(out, to: work.appendingPathComponent("case\(k)-\(cache)"), cache: cache)
@@ -204,5 +210,9 @@ final class ProductSnapshotTests: XCTestCase {
         try failure { $0.products[299]["itemId"] = ids[5].uppercased() }
         // The first 80 lines again at the end: their chunks are the snapshot's, and taken once only.
         try failure { $0.products += $0.products.prefix(80) }
+        // A line read anew that a check refuses, and one that is not JSON: a full read's messages (every one).
+        try failure { $0.products[150]["price"] = "a lot"; $0.products[20]["itemId"] = ids[21] }
+        try failure { $0.products[150]["name"] = NSNull() }
+        try failure({ _ in }, raw: { $0[150] = String($0[150].dropLast(3)) })
     }
 }
