@@ -114,8 +114,7 @@ public struct CatalogDomain: Domain {
         var store = ProductStore.Builder(file: productsFile)
         // JSON Lines: the records of lines an earlier build read are taken from the cache's snapshot when it can be used
         // (see `ProductSnapshot`); the file is cut into chunks as it is read, for the next snapshot.
-        let ext = (productsFile as NSString).pathExtension.lowercased()
-        let snapshotFile = ext == "csv" || ext == "json" ? nil : context.productSnapshot
+        let snapshotFile = ProductFileReader.isJSONLines(productsFile) ? context.productSnapshot : nil
         let snapshotKey = ProductSnapshot.key(settings)
         var chunker = LineChunker(keepBytes: true)
         var read: (records: Int, skipped: [BuildError])

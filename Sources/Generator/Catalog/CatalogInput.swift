@@ -73,6 +73,13 @@ struct RawRecord {
 }
 
 enum ProductFileReader {
+    /// Whether a products file is read as JSON Lines: any name but `.csv` and `.json` (as `display`, the name the input
+    /// uses, says).
+    static func isJSONLines(_ display: String) -> Bool {
+        let ext = (display as NSString).pathExtension.lowercased()
+        return ext != "csv" && ext != "json"
+    }
+
     /// Records read, and the malformed JSON Lines records left out under --skip-bad-rows.
     struct Result { var records: [RawRecord]; var skipped: [BuildError] }
 
@@ -170,8 +177,7 @@ enum ProductFileReader {
     static func forEachBatch(_ url: URL, display: String, threads: Int, skipBadRecords: Bool = false, blockSize: Int = 16 << 20,
                              lines: ((UnsafeBufferPointer<UInt8>) -> Void)? = nil,
                              _ batch: @escaping ([RawRecord]) -> Void) throws -> (records: Int, skipped: [BuildError]) {
-        let ext = (display as NSString).pathExtension.lowercased()
-        if ext == "csv" || ext == "json" {
+        if !isJSONLines(display) {
             let r = try read(url, display: display, threads: threads, skipBadRecords: skipBadRecords)
             batch(r.records)
             return (r.records.count, r.skipped)

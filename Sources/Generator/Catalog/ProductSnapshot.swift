@@ -455,7 +455,7 @@ final class ProductSnapshotFile: @unchecked Sendable {
 
     init(url: URL) {
         self.url = url
-        temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
+        temporary = BuildCache.temporary(for: url)
         reading = Background { ProductSnapshot.read(url) }
     }
 
@@ -480,13 +480,9 @@ final class ProductSnapshotFile: @unchecked Sendable {
     func commit() -> String? {
         lock.lock(); let task = writing; writing = nil; lock.unlock()
         guard let task, (try? task.take()) == true else { return nil }
-        var st = stat()
-        if lstat(url.path, &st) == 0, !BuildCache.starts(url, with: ProductSnapshot.magic) {
-            unlink(temporary.path)
-            return "\(url.path) exists and is not a products snapshot: it was left alone and no snapshot was written"
-        }
-        if rename(temporary.path, url.path) != 0 { unlink(temporary.path); return "the products snapshot cannot be written to \(url.path)" }
-        return nil
+        return BuildCache.replace(url, with: temporary, magic: ProductSnapshot.magic,
+                                  refusal: "\(url.path) exists and is not a products snapshot: it was left alone and no snapshot was written",
+                                  failure: "the products snapshot cannot be written to \(url.path)")
     }
 
     /// Lets go of what is still running; a snapshot written but not committed is removed.

@@ -225,16 +225,30 @@ public struct BuildCache: Sendable {
     static func save(_ cache: BuildCache, to url: URL) -> String? { save(bytes: cache.encode(), to: url) }
 
     static func save(bytes: [UInt8], to url: URL) -> String? {
-        var st = stat()
-        if lstat(url.path, &st) == 0, !isCacheFile(url) {
-            return "\(url.path) exists and is not a build cache: it was left alone and no cache was written"
-        }
-        let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
+        let refusal = "\(url.path) exists and is not a build cache: it was left alone and no cache was written"
+        if refused(url, magic: magic) { return refusal }
+        let tmp = temporary(for: url)
         guard write(bytes, toNew: tmp) else { return "the build cache cannot be written to \(url.path) (\(String(cString: strerror(errno))))" }
-        guard rename(tmp.path, url.path) == 0 else {
-            unlink(tmp.path)
-            return "the build cache cannot be written to \(url.path)"
-        }
+        return replace(url, with: tmp, magic: magic, refusal: refusal, failure: "the build cache cannot be written to \(url.path)")
+    }
+
+    /// The temporary name a file of the cache is written under before it takes its place (ours by name and pid).
+    static func temporary(for url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
+    }
+
+    /// Whether something is at `url` that does not start with `magic` (someone's file, or a link: never followed), which
+    /// a file of the cache must then leave alone.
+    static func refused(_ url: URL, magic: [UInt8]) -> Bool {
+        var st = stat()
+        return lstat(url.path, &st) == 0 && !starts(url, with: magic)
+    }
+
+    /// Puts the file written at `tmp` in `url`'s place unless `url` is now someone's (`refused`); the temporary file
+    /// is gone either way. `refusal` or `failure` when it did not take its place.
+    static func replace(_ url: URL, with tmp: URL, magic: [UInt8], refusal: String, failure: String) -> String? {
+        if refused(url, magic: magic) { unlink(tmp.path); return refusal }
+        guard rename(tmp.path, url.path) == 0 else { unlink(tmp.path); return failure }
         return nil
     }
 

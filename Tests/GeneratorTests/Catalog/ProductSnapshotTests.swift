@@ -127,6 +127,7 @@ final class ProductSnapshotTests: XCTestCase {
         let full = try copy(out, to: work.appendingPathComponent("full"), cache: false)
         let damaged = try copy(out, to: work.appendingPathComponent("damaged"))
         let someone = try copy(out, to: work.appendingPathComponent("someone"))
+        let linked = try copy(out, to: work.appendingPathComponent("linked"))
         let a = try build(input, out, day: 1)
         XCTAssertGreaterThanOrEqual(a.productLinesReused, 300 - LineChunker.maxLines)
         XCTAssertLessThan(a.productLinesReused, 300)
@@ -151,6 +152,19 @@ final class ProductSnapshotTests: XCTestCase {
         XCTAssertTrue(s.warnings.contains { $0.contains("is not a products snapshot") }, "\(s.warnings)")
         XCTAssertEqual(try Data(contentsOf: theirs), Data("my notes\n".utf8))
         XCTAssertEqual(TestSupport.snapshot(someone), expected)
+
+        // A link at its name, to a good snapshot outside: not followed to read it, nor to write (target and link stay).
+        let link = ProductSnapshot.location(cache: BuildCache.location(for: linked, folder: nil))
+        let outside = work.appendingPathComponent("outside.products")
+        try FileManager.default.moveItem(at: link, to: outside)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: outside)
+        let target = try Data(contentsOf: outside)
+        let l = try build(input, linked, day: 1)
+        XCTAssertEqual(l.productLinesReused, 0)
+        XCTAssertTrue(l.warnings.contains { $0.contains("is not a products snapshot") }, "\(l.warnings)")
+        XCTAssertEqual(try Data(contentsOf: outside), target)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), outside.path)
+        XCTAssertEqual(TestSupport.snapshot(linked), expected)
 
         // The snapshot written now describes the new file: the next build takes every line.
         catalog.site["appVersion"] = "9.9.9"
