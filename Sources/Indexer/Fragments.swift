@@ -25,6 +25,9 @@ public final class FragmentReuse: @unchecked Sendable {
     public private(set) var written: [(key: Key, range: Range<Int>)] = []
     /// Fragments copied from the earlier file, and fragments rendered anew.
     public private(set) var copied = 0, rendered = 0
+    /// Where each copied fragment was in the earlier file and is in the new one (the same bytes: a diff of the two
+    /// files need not compare them).
+    public private(set) var same: [(old: Range<Int>, new: Range<Int>)] = []
     private let lock = NSLock()
 
     /// The earlier file's order of its items (positions in the writer's list), when the writer recorded one: a file
@@ -78,7 +81,8 @@ public final class FragmentReuse: @unchecked Sendable {
     /// cannot be read there (it changed under the build): what was appended is then not a file to keep.
     public func copy(_ key: Key, to out: JSONStream) throws -> Int? {
         guard let r = oldRanges[key] else { return nil }
-        _ = try copy(r, to: out)
+        let start = try copy(r, to: out)
+        lock.lock(); same.append((r, start..<(start + r.count))); lock.unlock()
         return r.count
     }
 
@@ -137,7 +141,12 @@ public final class FragmentReuse: @unchecked Sendable {
         for (k, (key, offset)) in run.keys.enumerated() {
             let end = k + 1 < run.keys.count ? run.keys[k + 1].offset - 1 : run.range.count
             if k + 1 < run.keys.count, out.withBytes({ $0[start + end] }) != UInt8(ascii: ",") { throw Unreadable() }
-            wrote(key, (start + offset)..<(start + end), copied: true)
+            let old = run.range.lowerBound + offset
+            lock.lock()
+            written.append((key, (start + offset)..<(start + end)))
+            copied += 1
+            same.append((old..<(old + end - offset), (start + offset)..<(start + end)))
+            lock.unlock()
         }
         run = Run()
     }

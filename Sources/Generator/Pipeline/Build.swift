@@ -124,12 +124,15 @@ public enum Build {
 
     struct Rendered {
         let path: String; let size: Int; let sha256: String; let schema: String?
-        /// Kept from the output's tree by its fingerprint, not rendered.
-        var reused = false
+        /// Kept from the output's tree by its fingerprint, not rendered (`keptFragments`: a file written from fragments,
+        /// which the cache describes).
+        var reused = false, keptFragments = false
         /// Where its fragments lie (a file written from fragments), and how many were copied from the earlier version.
         var fragments: [(key: Fingerprint, range: Range<Int>)] = []
         var order: [Int32] = []
         var copiedFragments = 0
+        /// Its fragments copied from the earlier version: where each was there and is here.
+        var same: [(old: Range<Int>, new: Range<Int>)] = []
     }
 
     /// The tree in the output folder (`previous` when the build follows the output's own release, else whatever
@@ -146,10 +149,7 @@ public enum Build {
         for r in rendered where !r.fragments.isEmpty && !r.reused {
             guard let c = cache[r.path], !c.fragments.isEmpty else { continue }
             var layout = ReleaseFiles.Fragments(oldSha256: c.sha256, old: c.fragments.map(\.range), new: r.fragments.map(\.range))
-            // A fragment with the same key as one of the previous version's was copied from it (or made from the same
-            // inputs: the same bytes either way).
-            let oldRanges = Dictionary(c.fragments.map { ($0.key, $0.range) }, uniquingKeysWith: { a, _ in a })
-            layout.same = r.fragments.compactMap { f in oldRanges[f.key].flatMap { $0.count == f.range.count ? ($0, f.range) : nil } }
+            layout.same = r.same
             out[r.path] = layout
         }
         return out
@@ -159,15 +159,15 @@ public enum Build {
     static func saveCache(_ files: [OutputFile], _ rendered: [Rendered], previous: [String: BuildCache.Entry], release: String, to url: URL,
                           output: URL, summary: inout BuildSummary) {
         let bytes = BuildCache.finish(cacheBytes(files, rendered, previous: previous, release: release),
-                                      stamps: stamps(rendered, cache: previous, in: output))
+                                      stamps: stamps(rendered, in: output))
         if let why = BuildCache.save(bytes: bytes, to: url) { summary.warnings.append(why) }
     }
 
     /// The stamps of the files written from fragments (the large ones a later build reads back), as they are in the
     /// output now that the tree is in place (see `BuildCache.stamps`).
-    static func stamps(_ rendered: [Rendered], cache: [String: BuildCache.Entry], in output: URL) -> [String: FileStamp] {
+    static func stamps(_ rendered: [Rendered], in output: URL) -> [String: FileStamp] {
         var out: [String: FileStamp] = [:]
-        for r in rendered where !r.fragments.isEmpty || (r.reused && cache[r.path].map { !$0.fragments.isEmpty } == true) {
+        for r in rendered where !r.fragments.isEmpty || r.keptFragments {
             if let st = FileStamp(path: output.appendingPathComponent(r.path).path), st.size == r.size { out[r.path] = st }
         }
         return out
@@ -179,8 +179,7 @@ public enum Build {
             guard let fp = f.fingerprint else { return nil }
             var e = BuildCache.Entry(fingerprint: fp, sha256: r.sha256, size: r.size)
             // (A file kept as it was keeps its fragments.)
-            e.fragments = r.reused ? previous[r.path]?.fragments ?? [] : r.fragments
-            e.order = r.reused ? previous[r.path]?.order ?? [] : r.order
+            if r.keptFragments, let p = previous[r.path] { (e.fragments, e.order) = (p.fragments, p.order) } else if !r.reused { (e.fragments, e.order) = (r.fragments, r.order) }
             return (r.path, e)
         }
         return BuildCache.encode(release: release, entries)
@@ -228,7 +227,7 @@ public enum Build {
                     let schema = f.kind.map { $0.name == SchemaPublisher.metaKind.name ? SchemaPublisher.metaSchemaURI : $0.schemaPath }
                     // Made from the same inputs as the output's file: kept as it is (checked when it was made).
                     if let fp = f.fingerprint, let c = cache[f.path], c.fingerprint == fp, staged.keep(f.path, sha256: c.sha256, size: c.size) {
-                        res[i] = Rendered(path: f.path, size: c.size, sha256: c.sha256, schema: schema, reused: true)
+                        res[i] = Rendered(path: f.path, size: c.size, sha256: c.sha256, schema: schema, reused: true, keptFragments: !c.fragments.isEmpty)
                         return
                     }
                     do {
@@ -266,6 +265,7 @@ public enum Build {
                                 r.fragments = reuse.written
                                 r.order = reuse.order
                                 r.copiedFragments = reuse.copied
+                                r.same = reuse.same
                                 return r
                             }
                         } else if let j = try f.content.json() {
@@ -321,9 +321,10 @@ public enum Build {
 
     /// Digest of the content files (paths and hashes), ignoring files that only carry the build time.
     /// A later batch of files may not claim a path an earlier one wrote (the staging folder would keep one of them).
-    static func requireDistinctPaths(_ written: [OutputFile], _ batch: [OutputFile]) throws {
-        let paths = Set(written.map(\.path))
-        if let dup = batch.first(where: { paths.contains($0.path) }) {
+    /// Refuses a later batch of files that claims a path the tree has staged already (asked of the staged tree, which
+    /// knows its paths: a second table of 100,000 paths is not made for a batch of a few).
+    static func requireDistinctPaths(_ batch: [OutputFile], staged: StagedTree) throws {
+        if let dup = batch.first(where: { staged.has($0.path) }) {
             throw BuildError(file: "(output)", "two outputs claim the path \(dup.path)")
         }
     }

@@ -123,6 +123,7 @@ final class BuildRun {
     /// when the inputs and compiler are those of that release (the tree would be the same: nothing is done).
     /// `waiting`: told once, with the holder's pid, when the build starts waiting for another one.
     func start(domains: [Domain], waiting: (Int32?) -> Void) throws -> BuildSummary? {
+        var clock = TraceClock()
         let siteURL = options.input.appendingPathComponent("site.json")
         let probe = BuildContext(site: SiteConfig.placeholder, inputDirectory: options.input, epochSeconds: options.epochSeconds, threads: options.threads)
         guard FileManager.default.fileExists(atPath: options.input.path) else {
@@ -145,6 +146,7 @@ final class BuildRun {
         // Again, now that no build can change it: the output may have changed while this build waited.
         _ = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
         StagedTree.removeAbandoned(beside: options.output, holding: lock)
+        clock.lap("settings and lock")
 
         // The release this one follows: the live site's, a folder's (--previous DIR or the output's own), or none.
         // Read before any dataset, so an unreachable site costs seconds, not a whole compile.
@@ -158,9 +160,11 @@ final class BuildRun {
                                  ?? "no release published at \(site.absoluteString) yet (update-manifest.json: HTTP 404): this is release 1")
         }
         // Fast path: same inputs and same compiler as the release in the output folder → same tree.
-        if options.previous == nil, domains.map(\.name) == Build.domains.map(\.name), let previous = try previousRelease(),
-           previous.inputDigest == (try fingerprint.wait()) {
-            return unchanged(previous)
+        if options.previous == nil, domains.map(\.name) == Build.domains.map(\.name), let previous = try previousRelease() {
+            clock.lap("previous release")
+            let same = previous.inputDigest == (try fingerprint.wait())
+            clock.lap("input fingerprint")
+            if same { return unchanged(previous) }
         }
         return nil
     }
@@ -259,8 +263,9 @@ final class BuildRun {
     /// pass: each file's JSON is checked, serialised and written while it is hot in cache, then released. The output
     /// folder itself changes only at the end, when the complete tree is swapped in.
     func validateAndStage() throws {
-        let staged = try StagedTree(output: options.output, previous: Dictionary(
-            (current?.files ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a }), expectedFiles: files.count)
+        let (entries, previousFiles) = (current?.entries, current?.files ?? [])
+        let staged = try StagedTree(output: options.output, previousHash: { entries?[$0]?.sha256 }, previousPaths: { previousFiles.map(\.path) },
+                                    expectedFiles: files.count)
         self.staged = staged
         begin("checking and writing files", total: files.count)
         // A file the cache describes, as the output has it now (checked against its index entry).
@@ -272,7 +277,7 @@ final class BuildRun {
         rendered = try Build.serialise(&files, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
         // Then the late files (content-named, built meanwhile).
         var second = try lateFiles!.take()   // (taken, so each file's text goes once it is staged)
-        try Build.requireDistinctPaths(files, second)
+        try Build.requireDistinctPaths(second, staged: staged)
         ticker?.grow(second.count)
         rendered += try Build.serialise(&second, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
         files += second
@@ -285,7 +290,7 @@ final class BuildRun {
         }
         let allKinds = Array(kinds.values) + [SchemaPublisher.metaKind]
         last.append(try Build.openAPI(files: files + last, kinds: allKinds, site: site, hasPrevious: previous != nil && release.keep > 0))
-        try Build.requireDistinctPaths(files, last)
+        try Build.requireDistinctPaths(last, staged: staged)
         ticker?.grow(last.count)
         rendered += try Build.serialise(&last, checkers: checkers, into: staged, ticker: ticker)
         ticker?.end()
@@ -372,7 +377,7 @@ final class BuildRun {
     func saveCache() throws {
         if let why = snapshotFile?.commit() { summary.warnings.append(why) }
         guard let cacheBytes else { return }
-        let bytes = BuildCache.finish(try cacheBytes.take(), stamps: Build.stamps(rendered, cache: cache, in: options.output))
+        let bytes = BuildCache.finish(try cacheBytes.take(), stamps: Build.stamps(rendered, in: options.output))
         if let why = BuildCache.save(bytes: bytes, to: cacheFile) { summary.warnings.append(why) }
         stage("cache")
     }

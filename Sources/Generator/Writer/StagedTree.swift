@@ -44,7 +44,9 @@ public final class StagedTree: @unchecked Sendable {
     private let outputFD: Int32
     private let outputExists: Bool
     /// Relative path → sha256 of the current tree's files (from its file index).
-    private let previous: [String: String]
+    private let previous: @Sendable (String) -> String?
+    /// The current tree's paths (asked once, at `commit`: those no longer produced are removed).
+    private let previousPaths: @Sendable () -> [String]
     private let lock = NSLock()
     /// Paths written into the staging tree, and paths kept from the current tree.
     private var writtenPaths: [String] = []
@@ -74,7 +76,14 @@ public final class StagedTree: @unchecked Sendable {
 
     /// Starts a staging folder beside `output`. `previous`: the current tree's files and hashes, to link unchanged ones.
     /// `expectedFiles`: roughly how many files will be staged (sets aside room to track them).
-    public init(output: URL, previous: [String: String], expectedFiles: Int = 0) throws {
+    public convenience init(output: URL, previous: [String: String], expectedFiles: Int = 0) throws {
+        try self.init(output: output, previousHash: { previous[$0] }, previousPaths: { Array(previous.keys) }, expectedFiles: expectedFiles)
+    }
+
+    /// The same, with the current tree's hashes told by a lookup and its paths by a list (from the file index the
+    /// build read already: a second table of 100,000 paths is not made).
+    public init(output: URL, previousHash previous: @escaping @Sendable (String) -> String?, previousPaths: @escaping @Sendable () -> [String],
+                expectedFiles: Int = 0) throws {
         paths.reserveCapacity(expectedFiles)
         folders.reserveCapacity(expectedFiles)
         self.output = output.standardizedFileURL
@@ -113,7 +122,11 @@ public final class StagedTree: @unchecked Sendable {
             throw BuildError(file: stagingPath, "cannot open the staging folder (\(String(cString: strerror(err))))")
         }
         outputExists = fm.fileExists(atPath: outputPath)
-        self.previous = outputExists ? previous : [:]
+        if outputExists {
+            self.previous = previous; self.previousPaths = previousPaths
+        } else {
+            self.previous = { _ in nil }; self.previousPaths = { [] }
+        }
         outputFD = outputExists ? open(outputPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
     }
 
@@ -135,7 +148,7 @@ public final class StagedTree: @unchecked Sendable {
         }
         // (Searched as bytes: a Character search costs microseconds per path.)
         let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
-        if previous[path] == sha256, isReusable(path, folder: folder, size: bytes.count) {
+        if previous(path) == sha256, isReusable(path, folder: folder, size: bytes.count) {
             lock.lock(); keptPaths.append(path); paths.insert(path); lock.unlock()
             return
         }
@@ -163,12 +176,18 @@ public final class StagedTree: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Whether a file was staged or kept at `path` already.
+    public func has(_ path: String) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return paths.contains(path)
+    }
+
     /// Keeps a file of the current tree without its bytes (the build knows from its fingerprint that they would be
     /// the same): true when the current tree has it as a regular file of `size` bytes, with this sha256 in its index,
     /// reached through real folders. False means the caller must render and `put` it.
     public func keep(_ path: String, sha256: String, size: Int) -> Bool {
         let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
-        guard Self.isPlainRelativePath(path), previous[path] == sha256, isReusable(path, folder: folder, size: size) else { return false }
+        guard Self.isPlainRelativePath(path), previous(path) == sha256, isReusable(path, folder: folder, size: size) else { return false }
         lock.lock(); keptPaths.append(path); paths.insert(path); lock.unlock()
         return true
     }
@@ -269,9 +288,11 @@ public final class StagedTree: @unchecked Sendable {
     /// touches lies in real folders of the current tree, else by linking the kept files and swapping the whole tree.
     public func commit() throws -> Stats {
         precondition(!done, "staged tree committed twice")
-        let removedPaths = previous.keys.filter { !paths.contains($0) }.sorted()
+        let previousPaths = previousPaths()
+        // (Each path once, should a list name one twice.)
+        let removedPaths = Set(previousPaths.lazy.filter { !self.paths.contains($0) }).sorted()
         var stats = Stats(written: writtenPaths.count, linked: keptPaths.count, removed: removedPaths.count)
-        if outputExists, Double(writtenPaths.count + removedPaths.count) <= Self.inPlaceLimit * Double(max(paths.count, previous.count)),
+        if outputExists, Double(writtenPaths.count + removedPaths.count) <= Self.inPlaceLimit * Double(max(paths.count, previousPaths.count)),
            let plan = planInPlace(removed: removedPaths) {
             done = true
             try apply(plan)

@@ -9,6 +9,8 @@ final class PagesRulesTests: XCTestCase {
     /// A domain that emits whatever files a test gives it.
     struct Fixture: Domain {
         let files: [(String, OutputFile.Content)]
+        /// Files made later (content-named files are: see `DomainResult.later`).
+        var late: [String] = []
         var name: String { "fixture" }
         static let kind = OutputKind(name: "fixture", pathTemplate: "{path}", summary: "Test files.", schema: true)
         static let asset = AssetKind(name: "fixture-bytes", pathTemplate: "{path}", mediaType: "application/octet-stream", summary: "Test files.")
@@ -22,7 +24,7 @@ final class PagesRulesTests: XCTestCase {
                 case .streamed(let weight, let write): return OutputFile(path: path, kind: Self.kind, weight: weight, write: write)
                 case .fragmented(let weight, let write): return OutputFile(path: path, kind: Self.kind, weight: weight, fragments: write)
                 }
-            }, kinds: [Self.kind])
+            }, kinds: [Self.kind], later: late.isEmpty ? [] : [{ [late] in late.map { OutputFile(path: $0, json: ["late": true], kind: Self.kind) } }])
         }
     }
 
@@ -41,6 +43,18 @@ final class PagesRulesTests: XCTestCase {
         XCTAssertThrowsError(try build(files, out: out), file: file, line: line) { message = "\($0)" }
         XCTAssertEqual(TestSupport.snapshot(out), before, "previous tree changed", file: file, line: line)
         return message
+    }
+
+    /// A file made later (content-named) at a path a file of the domain has: refused before anything is swapped in.
+    func testLateFileClaimingAStagedPath() throws {
+        let out = TestSupport.tempDir("pages").appendingPathComponent("dist")
+        _ = try build([("ok.json", .json(["a": 1]))], out: out)
+        let before = TestSupport.snapshot(out)
+        let run = { try Build.run(BuildOptions(input: self.input, output: out, threads: 2, epochSeconds: 1_700_000_000),
+                                  domains: [Fixture(files: [("ok.json", .json(["a": 2])), ("b/c.json", .json(["c": 1]))], late: $0)]) }
+        XCTAssertThrowsError(try run(["b/c.json"])) { XCTAssertTrue("\($0)".contains("two outputs claim the path b/c.json"), "\($0)") }
+        XCTAssertEqual(TestSupport.snapshot(out), before, "previous tree changed")
+        XCTAssertNoThrow(try run(["b/d.json"]))
     }
 
     func testSegmentStartingWithUnderscore() throws {
