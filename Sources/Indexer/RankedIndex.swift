@@ -47,7 +47,13 @@ public struct RankedIndexBuilder: Sendable {
     public init(settings: Settings = Settings()) { self.settings = settings }
 
     /// Each file as JSON text, serialised once: its name is a hash of these bytes, and they are what gets published.
-    public struct Output { public var files: [(path: String, text: [UInt8])]; public var metaPath: String }
+    public struct Output {
+        public var files: [(path: String, text: [UInt8])]
+        public var metaPath: String
+        /// The result-store shards in order: each one's path, documents, and whether it was kept (not made: the caller
+        /// has it already, see `build`'s `keptStore`; listed by the meta file like the others, absent from `files`).
+        public var store: [(path: String, documents: Range<Int>, kept: Bool)] = []
+    }
 
     /// Documents handed over one at a time, so a large index never holds them all: `document(i)` when its terms
     /// are counted (released right after), `writeStored(i, text)` when its result-store shard is written (the stored
@@ -195,36 +201,26 @@ public struct RankedIndexBuilder: Sendable {
 
     /// The whole index; with `terms` (from `terms(_:folder:threads:)`, or an earlier meta file for documents of the
     /// same text), only the result store and the meta file are made, and the output lists no term or vocabulary file.
-    public func build(_ docs: Source, folder: String, threads: Int = 1, terms: Terms? = nil) throws -> Output {
+    /// `keptStore`: the path of a result-store shard of these documents the caller has already (made from the same
+    /// stored objects: its name is then that of the text it would be made with), listed as it is and not made again.
+    public func build(_ docs: Source, folder: String, threads: Int = 1, terms: Terms? = nil,
+                      keptStore: (Range<Int>) -> String? = { _ in nil }) throws -> Output {
         let t = try terms ?? self.terms(docs, folder: folder, threads: threads)
         let s = settings
         var files = t.files
-        // Result store in document order. A shard ends early rather than split a group that would fit in the next
-        // one, so the results of a query within one group (one brand) need one shard.
-        var store: [JSON] = []
-        var start = 0
-        // Each document's group, asked once.
-        var groups: [String] = []
-        groups.reserveCapacity(docs.count)
-        for i in 0..<docs.count { groups.append(docs.group(i)) }
-        while start < docs.count {
-            var end = start
-            while end < docs.count {
-                var groupEnd = end + 1
-                while groupEnd < docs.count && groups[groupEnd] == groups[end] { groupEnd += 1 }
-                if groupEnd - start <= s.storeShardSize { end = groupEnd; continue }
-                if end == start || groupEnd - end > s.storeShardSize { end = min(start + s.storeShardSize, groupEnd) }
-                break
+        var store: [JSON] = [], shards: [(path: String, documents: Range<Int>, kept: Bool)] = []
+        for r in storeShards(docs) {
+            let path: String
+            if let known = keptStore(r) {
+                path = known
+                shards.append((path, r, true))
+            } else {
+                let text = try storeText(docs, r)
+                path = "\(folder)/store/\(Self.contentName(text)).json"
+                files.append((path, text))
+                shards.append((path, r, false))
             }
-            let t = JSONStream(capacity: (end - start) * 256)
-            t.beginObject(); t.key("first"); t.int(start); t.key("documents"); t.beginArray()
-            for i in start..<end { try docs.writeStored(i, t) }
-            t.endArray(); t.endObject()
-            let text = t.bytes
-            let path = "\(folder)/store/\(Self.contentName(text)).json"
-            files.append((path, text))
-            store.append(.obj(["first": .int(start), "path": .string(path)]))
-            start = end
+            store.append(.obj(["first": .int(r.lowerBound), "path": .string(path)]))
         }
         let meta: JSON = .obj([
             "format": 1,
@@ -243,7 +239,41 @@ public struct RankedIndexBuilder: Sendable {
         ])
         let metaPath = "\(folder)/meta.json"
         files.append((metaPath, try JSONWriter().bytes(meta)))
-        return Output(files: files, metaPath: metaPath)
+        return Output(files: files, metaPath: metaPath, store: shards)
+    }
+
+    /// The result store's shards, as document ranges in order. A shard ends early rather than split a group that
+    /// would fit in the next one, so the results of a query within one group (one brand) need one shard.
+    public func storeShards(_ docs: Source) -> [Range<Int>] {
+        let size = settings.storeShardSize
+        // Each document's group, asked once.
+        var groups: [String] = []
+        groups.reserveCapacity(docs.count)
+        for i in 0..<docs.count { groups.append(docs.group(i)) }
+        var shards: [Range<Int>] = []
+        var start = 0
+        while start < docs.count {
+            var end = start
+            while end < docs.count {
+                var groupEnd = end + 1
+                while groupEnd < docs.count && groups[groupEnd] == groups[end] { groupEnd += 1 }
+                if groupEnd - start <= size { end = groupEnd; continue }
+                if end == start || groupEnd - end > size { end = min(start + size, groupEnd) }
+                break
+            }
+            shards.append(start..<end)
+            start = end
+        }
+        return shards
+    }
+
+    /// The text of the result-store shard of documents `r` (its file is named by a hash of it: `contentName`).
+    public func storeText(_ docs: Source, _ r: Range<Int>) throws -> [UInt8] {
+        let t = JSONStream(capacity: r.count * 256)
+        t.beginObject(); t.key("first"); t.int(r.lowerBound); t.key("documents"); t.beginArray()
+        for i in r { try docs.writeStored(i, t) }
+        t.endArray(); t.endObject()
+        return t.bytes
     }
 
     /// One chunk's terms, numbered in order of appearance, with their postings and the documents' lengths.

@@ -257,6 +257,22 @@ final class EarlierTree: @unchecked Sendable {
         Set(cache().lazy.filter { $0.value.fingerprint == fingerprint }.map(\.key))
     }
 
+    /// The file under `folder` the cache says was made from `fingerprint` (the files of a folder by fingerprint, made
+    /// once: hundreds of content-named shards each look themselves up).
+    func path(madeFrom fingerprint: Fingerprint, in folder: String) -> String? {
+        lock.lock(); defer { lock.unlock() }
+        if byFingerprint[folder] == nil {
+            var table: [Fingerprint: String] = [:]
+            for (path, e) in cache() where path.hasPrefix(folder) && path.utf8.count > folder.utf8.count {
+                // (Two files of one fingerprint: neither is taken.)
+                table[e.fingerprint] = table[e.fingerprint] == nil ? path : ""
+            }
+            byFingerprint[folder] = table
+        }
+        return byFingerprint[folder]![fingerprint].flatMap { $0.isEmpty ? nil : $0 }
+    }
+    private var byFingerprint: [String: [Fingerprint: String]] = [:]
+
     /// A file's bytes, when the output still has it as the release's index describes it (size and hash).
     func read(_ path: String) -> [UInt8]? {
         guard let file = release.earlier(path) else { return nil }

@@ -203,6 +203,36 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertFalse(try build(input, inc, day: 3).notes.contains { $0.contains(termsKept) })
     }
 
+    /// One price changed: the ranked index's result-store shards of the other products are kept by their fingerprint
+    /// (not made, checked or hashed again), its own shard is made; a kept shard the output no longer has is made again.
+    /// Each tree is the full build's.
+    func testOnePriceKeepsEveryOtherResultStoreShard() throws {
+        var (catalog, input, inc, full) = try firstRelease("store", count: 1500)
+        var r = Random(state: 5)
+        let shards = try FileManager.default.contentsOfDirectory(atPath: inc.appendingPathComponent("search/store").path).count
+        XCTAssertGreaterThan(shards, 4)
+        for day in 1...2 {
+            let did = Self.change("price", &catalog, &r, serial: day)
+            try catalog.write(to: input)
+            // The second time, a shard the new release keeps (not the changed product's) is missing from the output.
+            let store = inc.appendingPathComponent("search/store")
+            var removed: String?
+            if day == 2 {
+                let id = did.replacingOccurrences(of: "price of ", with: "")
+                removed = try FileManager.default.contentsOfDirectory(atPath: store.path).sorted().first {
+                    !(try String(contentsOf: store.appendingPathComponent($0), encoding: .utf8)).contains("\"id\":\"\(id)\"")
+                }
+                try FileManager.default.removeItem(at: store.appendingPathComponent(removed!))
+            }
+            let (a, b) = try incrementalAndFull(input, inc, full, day: day)
+            XCTAssertTrue(a.notes.contains("search/store/: \(shards - 1) of \(shards) result-store shards kept from the build before"),
+                          "release \(day + 1) (\(did)): \(a.notes)")
+            XCTAssertFalse(b.notes.contains { $0.contains("result-store shards kept") })
+            XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full), "release \(day + 1) (\(did))")
+            if let removed { XCTAssertTrue(FileManager.default.fileExists(atPath: store.appendingPathComponent(removed).path), "\(removed) not made again") }
+        }
+    }
+
     /// Products added, removed and renamed (searchable text changes): the seed indexes are still spliced — entries
     /// copied, the keyword, category and brand maps edited rather than made again — and each tree is the full build's.
     func testAddedRemovedAndRenamedProductsSpliceTheSearchIndexes() throws {

@@ -82,8 +82,17 @@ struct RankedSearchOutput: CatalogOutput {
         let textKey = c.allSearchTextFingerprint.flatMap { text in c.fingerprint("ranked-terms", products: EmptyCollection()) { $0.add(text) } }
         var kept: [OutputFile] = []
         var out: RankedIndexBuilder.Output
+        // A result-store shard made from the same stored objects as one in the output is kept (found by its fingerprint).
+        let order = c.searchOrder
+        let storeKey = { (r: Range<Int>) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.lowerBound); $0.add(r.count) } }
+        var storeKeys: [Int: Fingerprint] = [:]
+        let keptStore = { (r: Range<Int>) -> String? in
+            guard let key = storeKey(r) else { return nil }
+            storeKeys[r.lowerBound] = key
+            return c.earlier?.path(madeFrom: key, in: "search/store/")
+        }
         if let textKey, let earlier = c.earlier, let terms = Self.earlierTerms(earlier, textKey) {
-            out = try builder.build(docs, folder: "search", threads: threads, terms: terms)
+            out = try builder.build(docs, folder: "search", threads: threads, terms: terms, keptStore: keptStore)
             earlier.note("search/: \(terms.paths.count) term and vocabulary files kept from the build before (no searchable text changed)")
             // Each is kept by its fingerprint; one the output no longer has as it was is made again (the whole term
             // stage, once, whichever file asks first).
@@ -97,15 +106,39 @@ struct RankedSearchOutput: CatalogOutput {
                 return f
             }
         } else {
-            out = try builder.build(docs, folder: "search", threads: threads)
+            out = try builder.build(docs, folder: "search", threads: threads, keptStore: keptStore)
         }
-        return kept + out.files.map { path, text in
-            let kind = Self.kind(path)
+        // In the order a full build gives (openapi.json takes the first file of each kind as its example): term and
+        // vocabulary files, the store's shards in document order, the meta file.
+        func file(_ path: String, _ text: [UInt8], _ fingerprint: Fingerprint?) -> OutputFile {
             // Already text (its name is a hash of it): checked against the kind's schema from these bytes.
-            var f = OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
-            if kind === Self.terms || kind === Self.vocabulary { f.fingerprint = textKey }
+            var f = OutputFile(path: path, kind: Self.kind(path), weight: text.count / 64) { $0.raw(text) }
+            f.fingerprint = fingerprint
             return f
-        } + (try WebSearch.files(folder: "search", name: "search", title: "Search \(c.site.siteName)"))
+        }
+        var made: [String: [UInt8]] = [:]
+        var files = kept
+        for (path, text) in out.files {
+            let kind = Self.kind(path)
+            if kind === Self.store { made[path] = text } else if kind !== Self.meta { files.append(file(path, text, textKey)) }
+        }
+        var keptShards = 0
+        for (path, r, wasKept) in out.store {
+            let key = storeKeys[r.lowerBound]
+            if !wasKept, let text = made[path] { files.append(file(path, text, key)); continue }
+            // Kept: made again only if the output no longer has it as it was; made, it must be the text its name says.
+            var f = OutputFile(path: path, kind: Self.store, weight: 1) { text in
+                let made = try builder.storeText(docs, r)
+                guard path == "search/store/\(RankedIndexBuilder.contentName(made)).json" else { throw RankedTermsChanged(path: path) }
+                text.raw(made)
+            }
+            f.fingerprint = key
+            files.append(f)
+            keptShards += 1
+        }
+        if keptShards > 0 { c.earlier?.note("search/store/: \(keptShards) of \(out.store.count) result-store shards kept from the build before") }
+        let meta = out.files.first { $0.path == out.metaPath }!
+        return files + [file(meta.path, meta.text, nil)] + (try WebSearch.files(folder: "search", name: "search", title: "Search \(c.site.siteName)"))
     }
 
     /// The terms of the earlier build, when its term files were made from the same text (their fingerprint) and its
@@ -119,6 +152,6 @@ struct RankedSearchOutput: CatalogOutput {
 
     struct RankedTermsChanged: Error, CustomStringConvertible {
         let path: String
-        var description: String { "\(path): the ranked index's terms came out differently from the build before with the same text" }
+        var description: String { "\(path): the ranked index's file came out differently from the build before with the same inputs" }
     }
 }
