@@ -111,14 +111,19 @@ public enum Build {
     /// It only restates the other files' paths, so it is left out of the content digest: the appearance of the
     /// delta path on a second build must not make a release of its own.
     static func openAPI(files: [OutputFile], kinds: [OutputKind], site: SiteConfig, hasPrevious: Bool) throws -> OutputFile {
-        var paths = files.map { (path: $0.path, kind: $0.kind?.name ?? $0.asset?.name) }
-        paths.append(("releases/1/files.json", ManifestKinds.fileIndex.name))
-        paths.append(("update-manifest.json", ManifestKinds.manifest.name))
-        if hasPrevious { paths.append(("releases/2/delta-from-1.json", ManifestKinds.delta.name)) }
-        paths.append((OpenAPIDocument.path, OpenAPIDocument.kind.name))
-        var assets: [AssetKind] = []
-        for f in files { if let a = f.asset, !assets.contains(a) { assets.append(a) } }
-        let doc = try OpenAPIDocument.render(kinds: kinds, assets: assets, files: paths, site: site)
+        var scan = OpenAPIDocument.PathScan()
+        for f in files { try scan.add(f) }
+        return try openAPI(scan: scan, kinds: kinds, site: site, hasPrevious: hasPrevious)
+    }
+
+    /// The same from the scan of the files' paths (in the tree's order).
+    static func openAPI(scan: OpenAPIDocument.PathScan, kinds: [OutputKind], site: SiteConfig, hasPrevious: Bool) throws -> OutputFile {
+        var scan = scan
+        var release = [("releases/1/files.json", ManifestKinds.fileIndex), ("update-manifest.json", ManifestKinds.manifest)]
+        if hasPrevious { release.append(("releases/2/delta-from-1.json", ManifestKinds.delta)) }
+        release.append((OpenAPIDocument.path, OpenAPIDocument.kind))
+        for (path, kind) in release { try scan.add(path, kind: kind.name, template: kind.pathTemplate) }
+        let doc = try OpenAPIDocument.render(kinds: kinds, assets: scan.assets, scan: scan, site: site)
         return OutputFile(path: OpenAPIDocument.path, json: doc, kind: OpenAPIDocument.kind, stampsBuildTime: true)
     }
 

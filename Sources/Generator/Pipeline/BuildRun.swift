@@ -198,7 +198,14 @@ final class BuildRun {
             let read = Background { () -> Result<BuildCache, BuildCache.Unused> in
                 let found = BuildCache.load(cacheFile, release: current.fileIndex.sha256)
                 // Its large files as they were when that build left them: not hashed again while they still are.
-                if case .success(let c) = found { current.verified.add(c.stamps) }
+                if case .success(let c) = found {
+                    current.verified.add(c.stamps)
+                    // Those whose stamps changed (a tree copied or restored: new inodes) are hashed now, while the
+                    // domains read their inputs, rather than when their new versions are spliced from them.
+                    for (path, e) in c.entries where !e.fragments.isEmpty && !current.verified.has(path, FileStamp(path: current.root.appendingPathComponent(path).path)) {
+                        _ = current.earlier(path)
+                    }
+                }
                 return found
             }
             cacheRead = read
@@ -274,6 +281,14 @@ final class BuildRun {
             guard let current, current.entries[path]?.sha256 == entry.sha256 else { return nil }
             return current.earlier(path)
         }
+        // openapi.json's scan of the paths, meanwhile (the files' paths and kinds taken first: their contents go as
+        // they are written).
+        let paths = files.map { (path: $0.path, kind: $0.kind, asset: $0.asset) }
+        let scanning = Background { () throws -> OpenAPIDocument.PathScan in
+            var scan = OpenAPIDocument.PathScan()
+            for f in paths { try scan.add(f.path, kind: f.kind, asset: f.asset) }
+            return scan
+        }
         rendered = try Build.serialise(&files, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
         // Then the late files (content-named, built meanwhile).
         var second = try lateFiles!.take()   // (taken, so each file's text goes once it is staged)
@@ -289,7 +304,9 @@ final class BuildRun {
             last.append(try AppConfigOutput.file(site: site, dataVersion: dataVersion, generatedAt: context.generatedAt, hasCatalog: false))
         }
         let allKinds = Array(kinds.values) + [SchemaPublisher.metaKind]
-        last.append(try Build.openAPI(files: files + last, kinds: allKinds, site: site, hasPrevious: previous != nil && release.keep > 0))
+        var scan = try scanning.take()
+        for f in second + last { try scan.add(f) }
+        last.append(try Build.openAPI(scan: scan, kinds: allKinds, site: site, hasPrevious: previous != nil && release.keep > 0))
         try Build.requireDistinctPaths(last, staged: staged)
         ticker?.grow(last.count)
         rendered += try Build.serialise(&last, checkers: checkers, into: staged, ticker: ticker)

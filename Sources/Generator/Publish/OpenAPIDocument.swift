@@ -99,26 +99,48 @@ public enum OpenAPIDocument {
     /// emitter disagree.
     public static func render(kinds: [OutputKind], assets: [AssetKind] = [], files: [(path: String, kind: String?)], site: SiteConfig) throws -> JSON {
         let byName = Dictionary(kinds.map { ($0.name, $0.pathTemplate) } + assets.map { ($0.name, $0.pathTemplate) }, uniquingKeysWith: { a, _ in a })
-        // Which expansions of each kind's template occur in this tree.
+        var scan = PathScan()
+        for f in files { if let name = f.kind, let t = byName[name] { try scan.add(f.path, kind: name, template: t) } }
+        return try render(kinds: kinds, assets: assets, scan: scan, site: site)
+    }
+
+    /// Which expansions of each kind's template occur in a tree, with an example of each, gathered a file at a time
+    /// in the tree's order (a build scans its 100,000 paths while it writes the files).
+    public struct PathScan: Sendable {
         var depthsByKind: [String: Set<[Int]>] = [:]
         var examples: [String: [String]] = [:]
-        var templates: [String: Template] = [:]
+        private var templates: [String: Template] = [:]
         // (Files of a kind come together and mostly share their depths: a run of the same kind and depths is
         // recorded once. 100,000 product pages are one run.)
-        var last: (kind: String, template: Template, depths: [Int])?
-        for f in files {
-            guard let name = f.kind else { continue }
-            let template: Template
-            if let l = last, l.kind == name { template = l.template } else {
-                guard let pathTemplate = byName[name] else { continue }
-                if let t = templates[name] { template = t } else { template = Template(pathTemplate); templates[name] = template }
+        private var last: (kind: String, template: Template, depths: [Int])?
+        /// The asset kinds of the files added (their order of first appearance).
+        public private(set) var assets: [AssetKind] = []
+
+        public init() {}
+
+        /// A file of the tree (one of no kind is not described).
+        public mutating func add(_ file: OutputFile) throws { try add(file.path, kind: file.kind, asset: file.asset) }
+
+        /// A file's path with its kind, or its asset kind for a file that is not JSON.
+        public mutating func add(_ path: String, kind: OutputKind?, asset: AssetKind?) throws {
+            if let k = kind { try add(path, kind: k.name, template: k.pathTemplate) } else if let a = asset {
+                if !assets.contains(a) { assets.append(a) }
+                try add(path, kind: a.name, template: a.pathTemplate)
             }
-            let chars = Array(f.path.utf8)
+        }
+
+        /// A path of the given kind (name and path template). Throws when the path does not fit the template.
+        public mutating func add(_ path: String, kind name: String, template pathTemplate: String) throws {
+            let template: Template
+            if let l = last, l.kind == name { template = l.template } else if let t = templates[name] { template = t } else {
+                template = Template(pathTemplate); templates[name] = template
+            }
+            let chars = Array(path.utf8)
             guard let ranges = template.matchRanges(chars) else {
-                throw BuildError(file: f.path, field: name, "does not fit its kind's path template \(byName[name]!)")
+                throw BuildError(file: path, field: name, "does not fit its kind's path template \(pathTemplate)")
             }
             let d = ranges.map { r in chars[r].lazy.filter { $0 == UInt8(ascii: "/") }.count + 1 }
-            if let l = last, l.kind == name, l.depths == d { continue }
+            if let l = last, l.kind == name, l.depths == d { return }
             if depthsByKind[name, default: []].insert(d).inserted {
                 // The first file of each path is its parameters' example (tools and testers can reach a real file).
                 examples[name + "\u{0}" + d.map(String.init).joined(separator: ",")] =
@@ -126,6 +148,11 @@ public enum OpenAPIDocument {
             }
             last = (name, template, d)
         }
+    }
+
+    /// The document from the kinds in use and the scan of the tree's paths.
+    public static func render(kinds: [OutputKind], assets: [AssetKind], scan: PathScan, site: SiteConfig) throws -> JSON {
+        let (depthsByKind, examples) = (scan.depthsByKind, scan.examples)
         /// Each expansion of a template that occurs in the tree: its path, parameters with their examples, and
         /// the depths when a parameter spans several segments.
         func expansions(_ name: String, _ pathTemplate: String) -> [(path: String, parameters: [(String, String)], variant: [Int]?)] {

@@ -34,7 +34,7 @@ enum FileIndexText {
             guard r.take(0x3A) else { return nil }
             r.space()
             if key == "files" {
-                guard files == nil, let list = r.entries() else { return nil }
+                guard files == nil, let list = r.entriesInTwoHalves() else { return nil }
                 files = list
             } else {
                 let start = r.i
@@ -48,6 +48,12 @@ enum FileIndexText {
         r.space()
         guard r.i == b.count, let files else { return nil }
         return Index(members: members, files: files)
+    }
+
+    /// The text, handed to the thread that reads the second half.
+    private struct Shared: @unchecked Sendable {
+        let b: UnsafeBufferPointer<UInt8>
+        init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
     }
 
     struct Reader {
@@ -97,9 +103,40 @@ enum FileIndexText {
             return true
         }
 
+        /// The `files` array, read in two halves side by side when it is large (a 100,000-file index: 18 MB). The
+        /// second half starts at an entry's first byte: after `},{"path":"`, which only the writer's own separators
+        /// can be (in a JSON string every `"` is escaped), so each half reads as the whole would.
+        mutating func entriesInTwoHalves() -> [FileEntry]? {
+            let open = i
+            guard b.count - open > 1 << 20 else { return entries() }
+            let separator = Array(#"},{"path":""#.utf8)
+            var cut = open + (b.count - open) / 2
+            while cut + separator.count <= b.count, !separator.indices.allSatisfy({ b[cut + $0] == separator[$0] }) { cut += 1 }
+            guard cut + separator.count <= b.count else { return entries() }
+            // The first half ends after the entry that ends at `cut` (its `}`); the second starts at the next `{`.
+            // (The text outlives the thread: it is joined below whatever happens.)
+            let text = Shared(b), start = cut + 2
+            let second = Background { () -> (entries: [FileEntry], end: Int)? in
+                var r = Reader(b: text.b, i: start)
+                guard let list = r.entriesAfterOpen() else { return nil }
+                return (list, r.i)
+            }
+            var first = Reader(b: b, i: open)
+            guard first.take(0x5B), let head = first.entriesAfterOpen(until: cut + 1), first.i == cut + 1,
+                  let (tail, end) = (try? second.wait()) ?? nil else { second.join(); return nil }
+            i = end
+            return head + tail
+        }
+
         /// The `files` array.
         mutating func entries() -> [FileEntry]? {
             guard take(0x5B) else { return nil }
+            return entriesAfterOpen()
+        }
+
+        /// Entries of the `files` array from the first one (its `[` read): to its `]`, or, with `until`, up to the
+        /// entry that ends there (the `]` is then not read).
+        mutating func entriesAfterOpen(until: Int? = nil) -> [FileEntry]? {
             var out: [FileEntry] = []
             // Each schema path once (a handful of them, each named by thousands of entries).
             var schemas: [String: String] = [:]
@@ -130,6 +167,7 @@ enum FileIndexText {
                 } while take(0x2C)
                 guard take(0x7D), let path, let sha, let size else { return nil }
                 out.append(FileEntry(path: path, sha256: sha, size: size, schema: schema ?? nil))
+                if let until, i >= until { return i == until ? out : nil }
                 space()
             } while take(0x2C)
             guard take(0x5D) else { return nil }

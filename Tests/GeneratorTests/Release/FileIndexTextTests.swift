@@ -64,4 +64,41 @@ final class FileIndexTextTests: XCTestCase {
             XCTAssertEqual(try PreviousRelease.entries("releases/2/files.json", Array(text.utf8)).files, whole, entry)
         }
     }
+
+    /// A large index (over a megabyte) is read in two halves side by side: the same entries as the whole parse, in
+    /// order, wherever the cut falls — among entries of every shape, paths holding the separator's text escaped —
+    /// and a bad entry in either half, or text after the list that looks like an entry, is never read fast wrongly.
+    func testALargeIndexReadInTwoHalvesReadsAsTheWholeParse() throws {
+        func index(_ count: Int, bad: Int? = nil, after: String = "") -> String {
+            let shapes = [#"{"path":"p/%d.json","sha256":"\#(Self.sha)","size":%d,"schema":"schemas/p.schema.json"}"#,
+                          #"{"path":"q/\"},{\"path\":\"%d.json","sha256":"\#(Self.sha)","size":%d,"schema":null}"#,
+                          #" { "size" : %d , "path" : "r/%d.bin" , "sha256" : "\#(Self.sha)" } "#]
+            let entries = (0..<count).map { i -> String in
+                if i == bad { return #"{"path":"b.json","sha256":"\#(Self.sha)","size":012,"schema":null}"# }
+                let shape = shapes[i % 3]
+                return i % 3 == 2 ? String(format: shape, i * 7, i) : String(format: shape, i, i * 7)
+            }
+            return #"{"version":3,"files":["# + entries.joined(separator: ",") + "]" + after + "}"
+        }
+        for count in [12_000, 12_001, 15_007] {
+            let text = index(count)
+            XCTAssertGreaterThan(text.utf8.count, 1 << 20)
+            let fast = try XCTUnwrap(FileIndexText.parse(Array(text.utf8)), "\(count)")
+            XCTAssertEqual(fast.files, Self.wholeParse(text), "\(count)")
+            XCTAssertEqual(fast.files.count, count)
+            XCTAssertEqual(fast.members["version"]?.intValue, 3)
+        }
+        // A bad entry near the start, in the middle, near the end: refused, as the whole parse refuses it.
+        for bad in [5, 6_000, 6_001, 11_990] {
+            let text = index(12_000, bad: bad)
+            XCTAssertNil(Self.wholeParse(text))
+            XCTAssertNil(FileIndexText.parse(Array(text.utf8)), "bad entry \(bad) read fast")
+        }
+        // A member after the list with text like an entry, large enough to hold the middle: the same entries.
+        let tail = #","note":["# + Array(repeating: #"{"x":1},{"path":"y"}"#, count: 80_000).joined(separator: ",") + "]"
+        let text = index(3_000, after: tail)
+        let read = try PreviousRelease.entries("releases/3/files.json", Array(text.utf8))
+        XCTAssertEqual(read.files, Self.wholeParse(text))
+        XCTAssertEqual(read.files.count, 3_000)
+    }
 }
