@@ -308,48 +308,26 @@ public struct CatalogDomain: Domain {
                                  featured: featured, popularity: popularity, unbrandedName: settings.unbrandedName)
         model.report = report
         model.uncategorizedId = settings.uncategorizedId
-        // Every field of every product, unit-separated, a record separator after each product, hashed as one text:
-        // written in parallel slices, a round of slices at a time, each hashed in order and released (the whole
-        // text of a million products would be 400 MB). Each product's fingerprints are made in the same pass.
-        let slices = max(1, (products.count + 1023) / 1024), round = 64
+        // Each product's fingerprints (of every field it has, and of its searchable text), in parallel; the data
+        // version is the hash of them all in order: it changes whenever anything a product shows does.
         let fingerprinting = context.site.sourceFingerprint != nil
         let none = Fingerprint(a: 0, b: 0, c: 0, d: 0)
-        var all = [Fingerprint](repeating: none, count: fingerprinting ? products.count : 0), text = all
+        var all = [Fingerprint](repeating: none, count: products.count), text = all
         // A product whose record was taken from the snapshot has the fingerprints made then, unless the policies now
         // give it another brand or category.
         let origins = taken.map { t in readIndex.map { t.origins[$0] } }, earlier = memo
-        var hasher = SHA256()
         all.withUnsafeMutableBufferPointer { all in text.withUnsafeMutableBufferPointer { text in
-            for first in stride(from: 0, to: slices, by: round) {
-                var parts = [[UInt8]](repeating: [], count: min(round, slices - first))
-                parts.withUnsafeMutableBufferPointer { parts in Parallel.forEach(Array(parts.indices), threads: context.threads) { k in
-                    var bytes: [UInt8] = []
-                    let range = ((first + k) * products.count / slices)..<((first + k + 1) * products.count / slices)
-                    bytes.reserveCapacity(range.count * 400)
-                    for i in range {
-                        let p = products[i]
-                        bytes += p.idUTF8; bytes.append(0x1F)
-                        bytes += p.nameUTF8; bytes.append(0x1F)
-                        bytes += p.descriptionUTF8; bytes.append(0x1F)
-                        bytes += (p.brand ?? "").utf8; bytes.append(0x1F)
-                        bytes += (p.price?.description ?? "").utf8; bytes.append(0x1F)
-                        bytes += p.currency.utf8; bytes.append(0x1F)
-                        bytes.append(p.inStock ? 0x31 : 0x30); bytes.append(0x1F)
-                        if let image = p.imageUrlUTF8 { bytes += image }; bytes.append(0x1F)
-                        bytes += (p.ratingAverage?.description ?? "").utf8; bytes.append(0x1F)
-                        bytes += String(p.ratingCount).utf8; bytes.append(0x1F)
-                        bytes += p.categoryId.utf8
-                        bytes.append(0x1E)
-                        if fingerprinting {
-                            (all[i], text[i]) = origins.flatMap { earlier?.fingerprints(of: p, origin: $0[i], store: products) } ?? Self.fingerprints(p)
-                        }
-                    }
-                    parts[k] = bytes
-                } }
-                for part in parts { hasher.update(data: part) }
+            Parallel.forEachChunk(products.count, threads: context.threads) { range in
+                for i in range {
+                    let p = products[i]
+                    (all[i], text[i]) = origins.flatMap { earlier?.fingerprints(of: p, origin: $0[i], store: products) } ?? Self.fingerprints(p)
+                }
             }
         } }
-        model.dataVersion = String(hasher.finalize().map { String(format: "%02x", $0) }.joined().prefix(12))
+        var version = FingerprintHasher("data-version")
+        version.add(all.count)
+        for f in all { version.add(f) }
+        model.dataVersion = String(BuildCache.hex(version.finish().bytes).prefix(12))
         model.productFingerprints = all
         model.textFingerprints = text
         if let snapshotFile {

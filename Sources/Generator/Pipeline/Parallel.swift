@@ -42,15 +42,19 @@ enum Parallel {
         items = []
     }
 
+    /// `body` over 0..<n cut into contiguous chunks (16 per worker, so uneven items even out), on up to `threads`
+    /// workers; one chunk, on the caller's thread, when the work is small.
+    static func forEachChunk(_ n: Int, threads: Int, _ body: (Range<Int>) -> Void) {
+        if threads <= 1 || n < 256 { if n > 0 { body(0..<n) }; return }
+        let chunks = min(n, threads * 16)
+        forEach(Array(0..<chunks), threads: threads) { c in body((c * n / chunks)..<((c + 1) * n / chunks)) }
+    }
+
     /// `f` of every index of 0..<n, in contiguous chunks on up to `threads` workers; results in index order.
     static func map<T>(_ n: Int, threads: Int, _ f: (Int) -> T) -> [T] {
-        if threads <= 1 || n < 256 { return (0..<n).map(f) }
-        let chunks = min(n, threads * 16)
-        return [T](unsafeUninitializedCapacity: n) { buffer, initialized in
-            let base = buffer.baseAddress!
-            forEach(Array(0..<chunks), threads: threads) { c in
-                for i in (c * n / chunks)..<((c + 1) * n / chunks) { (base + i).initialize(to: f(i)) }
-            }
+        [T](unsafeUninitializedCapacity: n) { buffer, initialized in
+            let base = buffer.baseAddress
+            forEachChunk(n, threads: threads) { range in for i in range { (base! + i).initialize(to: f(i)) } }
             initialized = n
         }
     }

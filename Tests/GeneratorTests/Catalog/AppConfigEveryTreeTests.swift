@@ -81,4 +81,36 @@ final class AppConfigEveryTreeTests: XCTestCase {
         XCTAssertNotEqual(first.dataVersion, second.dataVersion)
         XCTAssertEqual(second.lastUpdated, "2023-11-16T22:13:20Z")
     }
+
+    /// With a catalog, dataVersion (app-config.json and SUMMARY.json) follows every product: the same input gives the
+    /// same one on any thread count, and a change to any field a product shows — price, rating, image, stock,
+    /// description — gives a new one.
+    func testDataVersionOfACatalogFollowsEveryProductField() throws {
+        let input = try input(only: "catalog")
+        let products = input.appendingPathComponent("catalog/products.jsonl")
+        let original = try String(contentsOf: products, encoding: .utf8)
+        func dataVersion(threads: Int = 2) throws -> String {
+            let out = TestSupport.tempDir("out")
+            _ = try Build.run(BuildOptions(input: input, output: out, threads: threads, epochSeconds: 1_700_000_000))
+            let config = try JSONDecoder().decode(AppConfig.self, from: Data(contentsOf: out.appendingPathComponent("app-config.json")))
+            let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("SUMMARY.json"))) as! [String: Any]
+            XCTAssertEqual(summary["dataVersion"] as? String, config.dataVersion)
+            XCTAssertEqual(config.dataVersion.count, 12)
+            return config.dataVersion
+        }
+        let first = try dataVersion()
+        XCTAssertEqual(try dataVersion(threads: 1), first)
+        var seen = [first]
+        // Each edit to the first product's line, alone.
+        let line = String(original.prefix { $0 != "\n" })
+        for (from, to) in [("\"price\": 73.97", "\"price\": 73.98"), ("\"average\": 4.5877", "\"average\": 4.5878"),
+                           ("main_400.jpg", "main_401.jpg"), ("\"inStock\": true", "\"inStock\": false"),
+                           ("two-speed gearbox.", "two-speed gearbox!")] {
+            XCTAssertTrue(line.contains(from), from)
+            try original.replacingOccurrences(of: line, with: line.replacingOccurrences(of: from, with: to)).write(to: products, atomically: true, encoding: .utf8)
+            let v = try dataVersion()
+            XCTAssertFalse(seen.contains(v), "\(from) → \(to): dataVersion \(v) again")
+            seen.append(v)
+        }
+    }
 }
