@@ -50,6 +50,26 @@ enum Parallel {
         forEach(Array(0..<chunks), threads: threads) { c in body((c * n / chunks)..<((c + 1) * n / chunks)) }
     }
 
+    /// `items` in the order `precedes` gives (a strict total order: the result is the one a sort on one core gives),
+    /// sorted in two halves side by side, then merged.
+    static func sorted<T>(_ items: [T], threads: Int, by precedes: (T, T) -> Bool) -> [T] {
+        let n = items.count
+        if threads <= 1 || n < 8192 { return items.sorted(by: precedes) }
+        var halves: [[T]] = [[], []]
+        halves.withUnsafeMutableBufferPointer { halves in
+            forEach([0, 1], threads: 2) { k in halves[k] = items[(k == 0 ? 0 : n / 2)..<(k == 0 ? n / 2 : n)].sorted(by: precedes) }
+        }
+        let (a, b) = (halves[0], halves[1])
+        var out: [T] = []
+        out.reserveCapacity(n)
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            if precedes(b[j], a[i]) { out.append(b[j]); j += 1 } else { out.append(a[i]); i += 1 }
+        }
+        out += a[i...]; out += b[j...]
+        return out
+    }
+
     /// `f` of every index of 0..<n, in contiguous chunks on up to `threads` workers; results in index order.
     static func map<T>(_ n: Int, threads: Int, _ f: (Int) -> T) -> [T] {
         [T](unsafeUninitializedCapacity: n) { buffer, initialized in

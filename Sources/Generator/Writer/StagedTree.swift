@@ -1,4 +1,5 @@
 import Foundation
+import Indexer
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,7 +57,7 @@ public final class StagedTree: @unchecked Sendable {
     /// (100,000 product pages each live in a folder of their own).
     private var folders: Set<Substring> = [""]
     /// Folders of the current tree known to be real folders (see `isRealFolder`).
-    private var realSubfolders: [Substring: Set<Substring>] = [:]
+    private var realSubfolders: [FolderName: Set<FolderName>] = [:]
     private let listing = NSRecursiveLock()
     private var done = false
     /// For tests: an in-place commit stops after this many steps as if the process had been killed there (the
@@ -209,22 +210,35 @@ public final class StagedTree: @unchecked Sendable {
         let parent = slash.map { folder[..<$0] } ?? ""
         let name = slash.map { folder[folder.utf8.index(after: $0)...] } ?? folder
         guard let listing = subfolders(of: parent) else { return false }
-        return listing.contains(name)
+        return listing.contains(FolderName(name))
+    }
+
+    /// A folder's name as a table key, hashed by a fast hash of its bytes (`ByteHash`): Swift's own string hashing
+    /// cost more than the rest of keeping a file, once per product page.
+    struct FolderName: Hashable {
+        let name: Substring
+        init(_ name: Substring) { self.name = name }
+        static func == (a: FolderName, b: FolderName) -> Bool { a.name.utf8.elementsEqual(b.name.utf8) }
+        func hash(into h: inout Hasher) {
+            var n = name
+            h.combine(n.withUTF8 { ByteHash.of($0) })
+        }
     }
 
     /// The real folders (not links) directly in a real folder of the current tree, listed once; nil when the folder is
     /// not a real folder all the way up.
-    private func subfolders(of folder: Substring) -> Set<Substring>? {
+    private func subfolders(of folder: Substring) -> Set<FolderName>? {
+        let key = FolderName(folder)
         lock.lock()
-        if let known = realSubfolders[folder] { lock.unlock(); return known }
+        if let known = realSubfolders[key] { lock.unlock(); return known }
         lock.unlock()
         // One thread lists a folder while the others wait for it (recursive: a folder's parent is listed first).
         listing.lock(); defer { listing.unlock() }
         lock.lock()
-        if let known = realSubfolders[folder] { lock.unlock(); return known }
+        if let known = realSubfolders[key] { lock.unlock(); return known }
         lock.unlock()
         guard isRealFolder(folder) else { return nil }
-        var found = Set<Substring>()
+        var found = Set<FolderName>()
         let fd = folder.isEmpty ? dup(outputFD) : openat(outputFD, String(folder), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0, let dir = fdopendir(fd) else { if fd >= 0 { close(fd) }; return nil }
         defer { closedir(dir) }
@@ -237,9 +251,9 @@ public final class StagedTree: @unchecked Sendable {
                 var st = stat()
                 guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
             }
-            found.insert(Substring(name))
+            found.insert(FolderName(Substring(name)))
         }
-        lock.lock(); realSubfolders[folder] = found; lock.unlock()
+        lock.lock(); realSubfolders[key] = found; lock.unlock()
         return found
     }
 

@@ -23,4 +23,17 @@ final class ParallelTests: XCTestCase {
             withExtendedLifetime(placeholder) {}
         }
     }
+
+    /// `sorted` gives the order a sort on one core gives, below and above the size where it sorts halves side by
+    /// side, with many equal primary keys (the order is decided by the tie-break, as the search order's ids decide it).
+    func testSortedInHalvesIsTheOneCoreSort() {
+        var r = TestSupport.Random(state: 42)
+        for n in [0, 1, 100, 8191, 8192, 20_001] {
+            // (Ids in a random order, keys repeating.)
+            let items = (0..<n).map { _ in (key: r.below(50), id: Int(r.next() >> 1)) }
+            let precedes = { (a: (key: Int, id: Int), b: (key: Int, id: Int)) in a.key != b.key ? a.key < b.key : a.id < b.id }
+            let expected = items.sorted(by: precedes).map(\.id)
+            for threads in [1, 2] { XCTAssertEqual(Parallel.sorted(items, threads: threads, by: precedes).map(\.id), expected, "\(n) on \(threads)") }
+        }
+    }
 }

@@ -30,7 +30,7 @@ final class CatalogContext: @unchecked Sendable {
             return SearchOrderKey(group: UInt64(brand) << 32 | UInt64(categoryRank[p.categoryIndex]), p)
         }
         // (The comparison reads only the keys: a closure over the store would retain it twice per comparison.)
-        return keys.sorted { a, b in
+        return Parallel.sorted(keys, threads: threads) { a, b in
             if a.group != b.group { return a.group < b.group }
             if a.namePrefix != b.namePrefix, a.nameIsASCII, b.nameIsASCII { return a.namePrefix < b.namePrefix }
             let ascii = a.isASCII && b.isASCII
