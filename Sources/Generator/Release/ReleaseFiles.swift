@@ -32,6 +32,13 @@ enum ReleaseFiles {
     struct Fragments {
         var oldSha256: String; var old: [Range<Int>]; var new: [Range<Int>]
         var same: [(old: Range<Int>, new: Range<Int>)] = []
+
+        /// Whether the new version is the previous one with a few entries changed: all but at most 256 fragments copied,
+        /// the last one (a seed index's keyword maps) among them. Its patch is then small whatever the file's size.
+        var isSmallChange: Bool {
+            guard let last = new.last, new.count - same.count <= 256 else { return false }
+            return same.last?.new == last
+        }
     }
 
     /// `bytes` maps a file of the new tree (only changed files are read, to diff them against the previous release).
@@ -102,7 +109,9 @@ enum ReleaseFiles {
             let large = DispatchSemaphore(value: 1)
             found.withUnsafeMutableBufferPointer { found in
                 Parallel.forEach(order, threads: threads) { i in
-                    let isLarge = changed[i].size >= Self.largeDiff
+                    // (A large file changed in a few entries, as its fragments tell, makes a small patch: not held back.)
+                    let known = fragments[changed[i].path].flatMap { $0.oldSha256 == changed[i].sha256 ? $0 : nil }
+                    let isLarge = changed[i].size >= Self.largeDiff && known?.isSmallChange != true
                     if isLarge { large.wait() }
                     defer { if isLarge { large.signal() } }
                     found[i] = Result {

@@ -153,4 +153,21 @@ final class ReleaseTests: XCTestCase {
             XCTAssertTrue(e?.field?.hasPrefix("/files/") ?? false, "\(error)")
         }
     }
+
+    /// A large file whose new version copied every fragment but a few, its last one (a seed index's maps) included,
+    /// is a small change (its diff is not held back behind another large one); maps made anew, or many entries
+    /// changed, are not.
+    func testSmallChangeIsToldByTheCopiedFragments() {
+        let ranges = (0..<1000).map { ($0 * 10)..<($0 * 10 + 9) }
+        func layout(copied: [Int]) -> ReleaseFiles.Fragments {
+            var f = ReleaseFiles.Fragments(oldSha256: "x", old: ranges, new: ranges)
+            f.same = copied.map { (ranges[$0], ranges[$0]) }
+            return f
+        }
+        XCTAssertTrue(layout(copied: Array(0..<1000)).isSmallChange)
+        XCTAssertTrue(layout(copied: Array(0..<1000).filter { $0 % 100 != 7 }).isSmallChange)
+        XCTAssertFalse(layout(copied: Array(0..<999)).isSmallChange, "the maps were made anew")
+        XCTAssertFalse(layout(copied: Array(300..<1000)).isSmallChange, "300 entries changed")
+        XCTAssertFalse(ReleaseFiles.Fragments(oldSha256: "x", old: [], new: []).isSmallChange)
+    }
 }
