@@ -201,8 +201,9 @@ final class BuildRun {
                 if case .success(let c) = found {
                     current.verified.add(c.stamps)
                     // Those whose stamps changed (a tree copied or restored: new inodes) are hashed now, while the
-                    // domains read their inputs, rather than when their new versions are spliced from them.
-                    for (path, e) in c.entries where !e.fragments.isEmpty && !current.verified.has(path, FileStamp(path: current.root.appendingPathComponent(path).path)) {
+                    // domains read their inputs, rather than when their new versions are spliced from them (opened the
+                    // safe way, as the release lists them; one whose stamp is known is not read).
+                    for (path, e) in c.entries where !e.fragments.isEmpty && current.entries[path]?.sha256 == e.sha256 {
                         _ = current.earlier(path)
                     }
                 }
