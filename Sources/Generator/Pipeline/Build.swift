@@ -334,19 +334,28 @@ public enum Build {
         }
     }
 
-    /// What each file contributes to the content digest: its hash, or for a file stamped with the build time its
-    /// content key (its content without the stamp); openapi.json has neither and is left out.
-    static func contentEntries(_ files: [OutputFile], _ rendered: [Rendered]) -> [(String, String)] {
-        zip(files, rendered).compactMap { f, r in f.stampsBuildTime ? f.contentKey.map { (r.path, $0) } : (r.path, r.sha256) }
+    /// What each file contributes to the content digest, by position: its hash, or for a file stamped with the build
+    /// time its content key (its content without the stamp); openapi.json has neither and contributes nothing.
+    static func contentEntries(_ files: [OutputFile], _ rendered: [Rendered]) -> [(String, String)?] {
+        zip(files, rendered).map { f, r in f.stampsBuildTime ? f.contentKey.map { (r.path, $0) } : (r.path, r.sha256) }
     }
 
-    static func contentDigest(_ entries: [(String, String)]) -> String {
+    /// The digest of the tree's content: every file's entry in path order.
+    static func contentDigest(_ files: [OutputFile], _ rendered: [Rendered]) -> String {
+        contentDigest(contentEntries(files, rendered), inPathOrder: pathOrder(rendered))
+    }
+
+    /// Positions of `rendered` in path order (paths are distinct).
+    static func pathOrder(_ rendered: [Rendered]) -> [Int] { rendered.indices.sorted { rendered[$0].path < rendered[$1].path } }
+
+    /// The same from the entries (`contentEntries`) and their order by path.
+    static func contentDigest(_ entries: [(String, String)?], inPathOrder order: [Int]) -> String {
         // One buffer, one hash update (the same bytes as hashing entry by entry).
-        let ordered = entries.indices.sorted { entries[$0].0 < entries[$1].0 }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(entries.count * 100)
-        for i in ordered {
-            buffer += entries[i].0.utf8; buffer.append(0); buffer += entries[i].1.utf8; buffer.append(0x0A)
+        for i in order {
+            guard let (path, content) = entries[i] else { continue }
+            buffer += path.utf8; buffer.append(0); buffer += content.utf8; buffer.append(0x0A)
         }
         return sha256Hex(buffer)
     }

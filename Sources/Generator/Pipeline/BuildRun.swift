@@ -51,6 +51,8 @@ final class BuildRun {
     private var staged: StagedTree?
     private var rendered: [Build.Rendered] = []
     private var digest = ""
+    /// `rendered`'s positions in path order.
+    private var pathOrder: [Int] = []
 
     // The release (`makeRelease`, `commit`, `saveCache`).
     private var version = 0
@@ -301,7 +303,7 @@ final class BuildRun {
         // of the rest), and openapi.json, which lists every path.
         var last: [OutputFile] = []
         if siteAppConfig {
-            let dataVersion = String(Build.contentDigest(Build.contentEntries(files, rendered)).prefix(12))
+            let dataVersion = String(Build.contentDigest(files, rendered).prefix(12))
             last.append(try AppConfigOutput.file(site: site, dataVersion: dataVersion, generatedAt: context.generatedAt, hasCatalog: false))
         }
         let allKinds = Array(kinds.values) + [SchemaPublisher.metaKind]
@@ -322,10 +324,14 @@ final class BuildRun {
         summary.notes += context.earlier?.notes ?? []
         // (The content digest is made meanwhile: both walk every file.)
         let (files, rendered) = (self.files, self.rendered)
-        let digesting = Background { Build.contentDigest(Build.contentEntries(files, rendered)) }
+        // (The files' order by path is made there too, once: the release stage lists them in it.)
+        let digesting = Background { () -> (String, [Int]) in
+            let order = Build.pathOrder(rendered)
+            return (Build.contentDigest(Build.contentEntries(files, rendered), inPathOrder: order), order)
+        }
         summary.warnings += try PagesRules.check(zip(files, rendered).map { .init(path: $1.path, size: $1.size, sizeSetting: $0.kind?.sizeSetting) },
                                                  target: site.target)
-        digest = try digesting.wait()
+        (digest, pathOrder) = try digesting.wait()
         stage("check")
         summary.reused = rendered.lazy.filter(\.reused).count
         summary.copiedFragments = rendered.reduce(0) { $0 + $1.copiedFragments }
@@ -346,7 +352,8 @@ final class BuildRun {
         version = (previous?.version ?? 0) + 1
         summary.version = version
         summary.currentVersion = release.versionString(day: ISODate.day(epochSeconds: options.epochSeconds), version: version, previous: previous)
-        tree = rendered.map { ReleaseFiles.TreeFile(path: $0.path, size: $0.size, sha256: $0.sha256, schema: $0.schema) }
+        // (In path order: the release stage walks it beside the previous index.)
+        tree = pathOrder.map { i in let r = rendered[i]; return ReleaseFiles.TreeFile(path: r.path, size: r.size, sha256: r.sha256, schema: r.schema) }
         begin("release \(version): file index and deltas")
         let staged = self.staged!
         let releaseFiles = try ReleaseFiles.make(version: version, currentVersion: summary.currentVersion, generatedAt: context.generatedAt,
