@@ -1,4 +1,5 @@
 import Foundation
+import Crypto
 import Schemas
 import TreeClient
 
@@ -57,7 +58,7 @@ final class BuildRun {
     // The release (`makeRelease`, `commit`, `saveCache`).
     private var version = 0
     private var tree: [ReleaseFiles.TreeFile] = []
-    private var cacheBytes: Background<[UInt8]>?
+    private var cacheBytes: Background<([UInt8], SHA256)>?
 
     /// Refuses an unsafe output, previous release or cache folder (`OutputGuard.Refusal`) before anything is touched.
     init(_ options: BuildOptions, progress: @escaping (String) -> Void) throws {
@@ -365,7 +366,13 @@ final class BuildRun {
         // written once the tree is in place (the cache names the release it describes).
         if options.useCache, let index = releaseFiles.first(where: { $0.path == "releases/\(version)/files.json" }) {
             let (files, rendered, cache) = (self.files, self.rendered, self.cache)
-            cacheBytes = Background { Build.cacheBytes(files, rendered, previous: cache, release: index.sha256) }
+            // (Hashed there too: only the stamps are hashed once the tree is in place.)
+            cacheBytes = Background { () -> ([UInt8], SHA256) in
+                let body = Build.cacheBytes(files, rendered, previous: cache, release: index.sha256)
+                var digest = SHA256()
+                digest.update(data: body)
+                return (body, digest)
+            }
         }
         // The file index and deltas against the target's file limit too (the whole tree's size was checked above).
         _ = try PagesRules.check(releaseFiles.map { .init(path: $0.path, size: $0.bytes.count) }, target: site.target, siteLimit: false)
@@ -402,7 +409,8 @@ final class BuildRun {
     func saveCache() throws {
         if let why = snapshotFile?.commit() { summary.warnings.append(why) }
         guard let cacheBytes else { return }
-        let bytes = BuildCache.finish(try cacheBytes.take(), stamps: Build.stamps(rendered, in: options.output))
+        let (body, hashed) = try cacheBytes.take()
+        let bytes = BuildCache.finish(body, hashed: hashed, stamps: Build.stamps(rendered, in: options.output))
         if let why = BuildCache.save(bytes: bytes, to: cacheFile) { summary.warnings.append(why) }
         stage("cache")
     }

@@ -18,6 +18,8 @@ enum ReleaseFiles {
 
     /// The size from which files are diffed one at a time (see `make`).
     static let largeDiff = 16 << 20
+    /// From how many entries the file index is written in two halves side by side (a test lowers it).
+    nonisolated(unsafe) static var indexInHalvesFrom = 4096
 
     /// Entries in path order, stably (a list in order already, as our own indexes are, is not sorted again).
     static func inPathOrder<T: HasPath>(_ list: [T]) -> [T] {
@@ -235,13 +237,32 @@ enum ReleaseFiles {
         index.key("contentDigest"); index.string(contentDigest)
         index.key("inputDigest"); index.string(inputDigest)
         index.key("files"); index.beginArray()
-        for f in listed {
-            index.beginObject()
-            index.key("path"); index.string(f.path)
-            index.key("sha256"); index.string(f.sha256)
-            index.key("size"); index.int(f.size)
-            index.key("schema"); index.string(f.schema)
-            index.endObject()
+        func write(_ entries: ArraySlice<TreeFile>, to text: JSONStream) {
+            for f in entries {
+                text.beginObject()
+                text.key("path"); text.string(f.path)
+                text.key("sha256"); text.string(f.sha256)
+                text.key("size"); text.int(f.size)
+                text.key("schema"); text.string(f.schema)
+                text.endObject()
+            }
+        }
+        if threads > 1 && listed.count >= Self.indexInHalvesFrom {
+            // Two halves side by side, each its own list; their entries put into the index as two runs.
+            let half = listed.count / 2
+            var parts: [[UInt8]] = [[], []]
+            parts.withUnsafeMutableBufferPointer { parts in
+                Parallel.forEach([0, 1], threads: 2) { k in
+                    let text = JSONStream(capacity: 64 + half * 160)
+                    text.beginArray()
+                    write(k == 0 ? listed[..<half] : listed[half...], to: text)
+                    text.endArray()
+                    parts[k] = text.withBytes { [UInt8]($0.dropFirst().dropLast()) }
+                }
+            }
+            for part in parts { index.raw(part) }
+        } else {
+            write(listed[...], to: index)
         }
         index.endArray()
         index.endObject()

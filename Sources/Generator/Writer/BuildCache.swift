@@ -154,8 +154,9 @@ public struct BuildCache: Sendable {
     func encode() -> [UInt8] { Self.finish(Self.encode(release: release, order.lazy.map { ($0, self.entries[$0]!) }), stamps: stamps) }
 
     /// The cache's bytes: its entries (`encode`), then `stamps`, then the digest that closes it.
-    static func finish(_ body: [UInt8], stamps: [String: FileStamp]) -> [UInt8] {
-        var out = body
+    /// `hashed`: the digest's state after `body` when the caller hashed it already (on another thread).
+    static func finish(_ body: [UInt8], hashed: SHA256? = nil, stamps: [String: FileStamp]) -> [UInt8] {
+        var out: [UInt8] = []
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
         u32(UInt32(stamps.count))
@@ -165,8 +166,9 @@ public struct BuildCache: Sendable {
             u64(st.device); u64(st.inode); u64(UInt64(bitPattern: st.size))
             for v in [st.modified.0, st.modified.1, st.changed.0, st.changed.1] { u64(UInt64(bitPattern: Int64(v))) }
         }
-        out += SHA256.hash(data: out)
-        return out
+        var digest = hashed ?? { var h = SHA256(); h.update(data: body); return h }()
+        digest.update(data: out)
+        return body + out + digest.finalize()
     }
 
     /// The first part of a cache's bytes: `entries` in the order given (the build's file order: no sort, no table);
