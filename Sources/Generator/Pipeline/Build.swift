@@ -324,10 +324,8 @@ public enum Build {
         return s
     }
 
-    /// Digest of the content files (paths and hashes), ignoring files that only carry the build time.
-    /// A later batch of files may not claim a path an earlier one wrote (the staging folder would keep one of them).
-    /// Refuses a later batch of files that claims a path the tree has staged already (asked of the staged tree, which
-    /// knows its paths: a second table of 100,000 paths is not made for a batch of a few).
+    /// Refuses a later batch of files that claims a path the tree has staged already (the staging folder would keep
+    /// one of them). Asked of the staged tree, which knows its paths: no second table of 100,000 paths for a few.
     static func requireDistinctPaths(_ batch: [OutputFile], staged: StagedTree) throws {
         if let dup = batch.first(where: { staged.has($0.path) }) {
             throw BuildError(file: "(output)", "two outputs claim the path \(dup.path)")

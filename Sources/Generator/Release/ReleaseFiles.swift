@@ -111,15 +111,15 @@ enum ReleaseFiles {
             let large = DispatchSemaphore(value: 1)
             found.withUnsafeMutableBufferPointer { found in
                 Parallel.forEach(order, threads: threads) { i in
+                    // The fragments of both versions, when the cache's earlier version is the previous release's.
+                    let f = fragments[changed[i].path]
+                    let layout = f?.oldSha256 == changed[i].sha256 ? f : nil
                     // (A large file changed in a few entries, as its fragments tell, makes a small patch: not held back.)
-                    let known = fragments[changed[i].path].flatMap { $0.oldSha256 == changed[i].sha256 ? $0 : nil }
-                    let isLarge = changed[i].size >= Self.largeDiff && known?.isSmallChange != true
+                    let isLarge = changed[i].size >= Self.largeDiff && layout?.isSmallChange != true
                     if isLarge { large.wait() }
                     defer { if isLarge { large.signal() } }
                     found[i] = Result {
                         guard let old = try previous.mappedIfPresent(changed[i].path), let new = newBytes(changed[i].path) else { return nil }
-                        let f = fragments[changed[i].path]
-                        let layout = f?.oldSha256 == changed[i].sha256 ? f : nil
                         let known = (old: layout?.old ?? [], new: f?.new ?? [])
                         return JSONByteDiff.patch(old.buffer, new.buffer, arrays: known, same: layout?.same ?? [])
                             ?? valueDiff(Array(old.buffer), Array(new.buffer))

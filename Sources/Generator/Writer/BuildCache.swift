@@ -121,8 +121,8 @@ public struct BuildCache: Sendable {
         guard let format = r.u32(), format == Self.format, let tool = r.fingerprint() else { return .failure(.otherTool) }
         guard tool == ToolIdentity.digest else { return .failure(.otherTool) }
         guard let rel = r.text(), let count = r.u32() else { return .failure(.damaged) }
-        var entries: [String: Entry] = [:]
-        entries.reserveCapacity(Int(count))
+        var entries: [String: Entry] = [:], order: [String] = []
+        entries.reserveCapacity(Int(count)); order.reserveCapacity(Int(count))
         for _ in 0..<count {
             guard let path = r.text(), let fp = r.fingerprint(), let sha = r.raw(32), let size = r.u64(), let n = r.u32() else { return .failure(.damaged) }
             var e = Entry(fingerprint: fp, sha256: Self.hex(sha), size: Int(size))
@@ -137,7 +137,7 @@ public struct BuildCache: Sendable {
                 guard let v = r.u32() else { return .failure(.damaged) }
                 e.order.append(Int32(bitPattern: v))
             }
-            entries[path] = e
+            if entries.updateValue(e, forKey: path) == nil { order.append(path) }
         }
         guard let stampCount = r.u32() else { return .failure(.damaged) }
         var stamps: [String: FileStamp] = [:]
@@ -146,7 +146,8 @@ public struct BuildCache: Sendable {
             stamps[path] = stamp
         }
         guard r.at == r.end else { return .failure(.damaged) }
-        var cache = BuildCache(release: rel, entries: entries, order: [])
+        // (In the file's order: a cache read and written again is the same file.)
+        var cache = BuildCache(release: rel, entries: entries, order: order)
         cache.stamps = stamps
         return .success(cache)
     }

@@ -233,6 +233,32 @@ final class IncrementalBuildTests: XCTestCase {
         }
     }
 
+    /// A kept result-store shard the output has lost is made again, and must come out under the name it was kept
+    /// under: a cache that names the wrong shard for a fingerprint (two shards' fingerprints swapped, one of them lost)
+    /// stops the build, naming the file, with the tree and the cache as they were.
+    func testAKeptShardMadeAgainUnderAnotherNameStopsTheBuild() throws {
+        var (catalog, input, inc, _) = try firstRelease("store-wrong", count: 1500)
+        let cacheURL = BuildCache.location(for: inc, folder: nil)
+        var cache = try BuildCache.readFile(cacheURL).get()
+        let shards = cache.entries.keys.filter { $0.hasPrefix("search/store/") }.sorted()
+        XCTAssertGreaterThan(shards.count, 2)
+        let (a, b) = (shards[0], shards[1])
+        (cache.entries[a]!.fingerprint, cache.entries[b]!.fingerprint) = (cache.entries[b]!.fingerprint, cache.entries[a]!.fingerprint)
+        try Data(cache.encode()).write(to: cacheURL)
+        // (A cache read and written again keeps every entry.)
+        XCTAssertEqual(try BuildCache.readFile(cacheURL).get().entries.count, cache.entries.count)
+        try FileManager.default.removeItem(at: inc.appendingPathComponent(b))
+        var r = Random(state: 9)
+        _ = Self.change("price", &catalog, &r, serial: 1)
+        try catalog.write(to: input)
+        let tree = TestSupport.snapshot(inc), cacheBytes = try Data(contentsOf: cacheURL)
+        XCTAssertThrowsError(try build(input, inc, day: 1)) { e in
+            XCTAssertTrue("\(e)".contains("came out differently from the build before"), "\(e)")
+        }
+        XCTAssertEqual(TestSupport.snapshot(inc), tree, "the tree changed")
+        XCTAssertEqual(try Data(contentsOf: cacheURL), cacheBytes, "the cache changed")
+    }
+
     /// Products added, removed and renamed (searchable text changes): the seed indexes are still spliced — entries
     /// copied, the keyword, category and brand maps edited rather than made again — and each tree is the full build's.
     func testAddedRemovedAndRenamedProductsSpliceTheSearchIndexes() throws {
