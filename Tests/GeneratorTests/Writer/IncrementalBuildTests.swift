@@ -237,7 +237,7 @@ final class IncrementalBuildTests: XCTestCase {
     /// under: a cache that names the wrong shard for a fingerprint (two shards' fingerprints swapped, one of them lost)
     /// stops the build, naming the file, with the tree and the cache as they were.
     func testAKeptShardMadeAgainUnderAnotherNameStopsTheBuild() throws {
-        var (catalog, input, inc, _) = try firstRelease("store-wrong", count: 1500)
+        var (catalog, input, inc, _) = try firstRelease("store-wrong", count: 800)
         let cacheURL = BuildCache.location(for: inc, folder: nil)
         var cache = try BuildCache.readFile(cacheURL).get()
         let shards = cache.entries.keys.filter { $0.hasPrefix("search/store/") }.sorted()
