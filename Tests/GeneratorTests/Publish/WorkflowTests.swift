@@ -39,7 +39,6 @@ final class WorkflowTests: XCTestCase {
     /// words are ones only that check prints (a rule name, a code), never words of the message for a missing linter.
     func testLinterCatchesDefects() throws {
         let original = try String(contentsOf: workflow, encoding: .utf8)
-        let baseline = try runLint(workflow).output
         let defects: [(check: String, expected: String, mutate: (String) -> String)] = [
             ("shellcheck", "SC2086", { $0.replacingOccurrences(of: #">> "$GITHUB_STEP_SUMMARY""#, with: #">> $GITHUB_STEP_SUMMARY"#) }),
             ("bash -n", "bash -n: ", { $0.replacingOccurrences(of: "          fi\n", with: "          fii\n") }),
@@ -64,22 +63,52 @@ final class WorkflowTests: XCTestCase {
             ("contract", "--fail-on breaking", { $0.replacingOccurrences(of: "fail_on=breaking", with: "fail_on=never") }),
             ("structure", "unknown key 'run-on'", { $0.replacingOccurrences(of: "    runs-on: ubuntu-24.04\n    timeout-minutes: 30", with: "    run-on: ubuntu-24.04\n    timeout-minutes: 30") }),
         ]
-        // Each defect in a folder of its own, linted two at a time (the linters are single-threaded processes).
+        // Each defect in a folder of its own, all linted in one run (each outside linter starts once; a workflow it
+        // flags is linted again on its own): each workflow gets its own report, ending with its own summary line.
         let files = try defects.map { d -> URL in
             let f = TestSupport.tempDir("workflow").appendingPathComponent("publish.yml")
             try d.mutate(original).write(to: f, atomically: true, encoding: .utf8)
             return f
         }
-        let results = TestSupport.concurrently(defects.count) { i in try runLint(files[i]) }
+        // The workflow as it is, linted beside them.
+        let runs = TestSupport.concurrently(2) { i in
+            i == 0 ? try self.runLint(self.workflow) : try TestSupport.run([self.python, self.lint.path] + files.map(\.path) + [TestSupport.generatorBinary.path])
+        }
+        let baseline = try runs[0].get().output, all = try runs[1].get()
+        XCTAssertEqual(all.status, 1, all.output)
+        XCTAssertFalse(all.output.contains("not found on PATH"), "a linter is missing: \(all.output)")
+        let reports = Self.reports(all.output, files.map(\.path))
         for (i, (check, expected, mutate)) in defects.enumerated() {
             let broken = mutate(original)
             XCTAssertNotEqual(broken, original, "\(check): the mutation for '\(expected)' did not apply")
             XCTAssertFalse(baseline.contains(expected), "\(check): '\(expected)' is reported without the defect: \(baseline)")
-            let r = try results[i].get()
-            XCTAssertEqual(r.status, 1, "\(check): \(r.output)")
-            XCTAssertTrue(r.output.contains(expected), "\(check): expected '\(expected)' in: \(r.output)")
-            XCTAssertFalse(r.output.contains("not found on PATH"), "\(check): a linter is missing: \(r.output)")
+            let r = try XCTUnwrap(reports[files[i].path], "\(check): no report for \(files[i].path) in: \(all.output)")
+            XCTAssertTrue(r.hasSuffix(" problem(s)"), "\(check): \(r)")
+            XCTAssertTrue(r.contains(expected), "\(check): expected '\(expected)' in: \(r)")
         }
+        // A report is the workflow's own: a workflow linted alone gives the same lines (one flagged by actionlint,
+        // one by check-jsonschema, the two linters run once over all of them).
+        let alone = [2, 5], single = TestSupport.concurrently(alone.count) { k in try self.runLint(files[alone[k]]) }
+        for (k, i) in alone.enumerated() {
+            let r = try single[k].get()
+            XCTAssertEqual(r.status, 1, r.output)
+            XCTAssertEqual(Self.reports(r.output, [files[i].path])[files[i].path], reports[files[i].path])
+        }
+    }
+
+    /// Each workflow's report in the output of one run: its problem lines and its summary line (`PATH: OK` or
+    /// `PATH: N problem(s)`), as one text.
+    static func reports(_ output: String, _ paths: [String]) -> [String: String] {
+        var reports: [String: String] = [:], lines: [Substring] = []
+        for line in output.split(separator: "\n") {
+            if line.hasPrefix("linters run: ") { break }
+            lines.append(line)
+            if let path = paths.first(where: { line == "\($0): OK" || (line.hasPrefix("\($0): ") && line.hasSuffix(" problem(s)")) }) {
+                reports[path] = lines.joined(separator: "\n")
+                lines = []
+            }
+        }
+        return reports
     }
 
     /// A linter that is not installed fails the lint, and says how to install it; the others still run.
