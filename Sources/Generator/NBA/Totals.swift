@@ -37,23 +37,9 @@ struct TotalsModel {
     struct SimulationKey: Hashable { let model: String; let seed: UInt64; let line: UInt64?; let projection: [UInt64] }
 
     private func simulateOnce(_ p: Projection, line: Double?, seed: UInt64) -> Simulation {
-        var rng = Xoshiro256(seed: seed)
         let n = s.simulations
-        var totals = [Double](repeating: 0, count: n)
-        var ot = 0
-        let c = (1 - s.rho * s.rho).squareRoot()
-        for i in 0..<n {
-            let (z1, z2) = rng.normalPair()
-            let home = max(s.scoreFloor, p.homeMean + p.homeSD * z1)
-            let away = max(s.scoreFloor, p.awayMean + p.awaySD * (s.rho * z1 + c * z2))
-            var total = home + away
-            if rng.uniform() < s.overtimeProbability {
-                let (z, _) = rng.normalPair()
-                total += s.overtimeMean + s.overtimeSD * z
-                ot += 1
-            }
-            totals[i] = total.rounded(.toNearestOrAwayFromZero)
-        }
+        let drawn = draws(p, seed: seed)
+        var totals = drawn.totals
         var r = Simulation()
         if let line {
             var over = 0, under = 0
@@ -62,15 +48,58 @@ struct TotalsModel {
         }
         r.mean = totals.reduce(0, +) / Double(n)
         r.sd = (totals.reduce(0) { $0 + ($1 - r.mean) * ($1 - r.mean) } / Double(n - 1)).squareRoot()
-        totals.sort()
+        Self.sortPoints(&totals)
         func pct(_ q: Double) -> Double {   // linear interpolation between order statistics (numpy's default)
             let h = Double(n - 1) * q, lo = Int(h.rounded(.down)), hi = min(n - 1, lo + 1)
             return totals[lo] + (h - Double(lo)) * (totals[hi] - totals[lo])
         }
         r.median = pct(0.5)
         r.percentiles = [5, 10, 25, 50, 75, 90, 95].map { (String($0), pct(Double($0) / 100)) }
-        r.otPct = Double(ot) / Double(n)
+        r.otPct = Double(drawn.overtime) / Double(n)
         return r
+    }
+
+    /// The Monte Carlo draws: each simulated game's total, rounded to whole points, and how many went to overtime.
+    func draws(_ p: Projection, seed: UInt64) -> (totals: [Double], overtime: Int) {
+        var rng = Xoshiro256(seed: seed)
+        let n = s.simulations
+        var totals = [Double](repeating: 0, count: n)
+        var ot = 0
+        // The settings read once (not through `s` on every draw: an unoptimised build copies it each time).
+        let rho = s.rho, c = (1 - rho * rho).squareRoot(), floor = s.scoreFloor
+        let otProbability = s.overtimeProbability, otMean = s.overtimeMean, otSD = s.overtimeSD
+        for i in 0..<n {
+            let (z1, z2) = rng.normalPair()
+            let home = max(floor, p.homeMean + p.homeSD * z1)
+            let away = max(floor, p.awayMean + p.awaySD * (rho * z1 + c * z2))
+            var total = home + away
+            if rng.uniform() < otProbability {
+                let (z, _) = rng.normalPair()
+                total += otMean + otSD * z
+                ot += 1
+            }
+            totals[i] = total.rounded(.toNearestOrAwayFromZero)
+        }
+        return (totals, ot)
+    }
+
+    /// Sorts `values` in place. Whole numbers in a small range (a game's simulated totals: a few hundred distinct
+    /// points in 10,000 draws) are counted instead of compared, in O(n + range), giving the order `sort()` gives;
+    /// anything else (a fraction, zero, whose sign a count would lose, or a wide range) is left to `sort()`.
+    static func sortPoints(_ values: inout [Double]) {
+        guard let lo = values.min(), let hi = values.max(), lo.isFinite, hi.isFinite,
+              hi - lo < Double(max(4096, values.count)) else { return values.sort() }
+        let base = Int(lo)
+        var counts = [Int](repeating: 0, count: Int(hi - lo) + 1)
+        for v in values {
+            guard v != 0, v.rounded(.towardZero) == v else { return values.sort() }
+            counts[Int(v) - base] += 1
+        }
+        var i = 0
+        for (k, count) in counts.enumerated() where count > 0 {
+            let v = Double(base + k)
+            for _ in 0..<count { values[i] = v; i += 1 }
+        }
     }
 
     /// P(over) for the same model without the 70-point floor: the regulation total is N(μ, σ²) with

@@ -103,6 +103,27 @@ final class NBATests: XCTestCase {
         XCTAssertEqual(try verdicts.map { try $0.get() }.compactMap { $0 }, [])
     }
 
+    /// Simulated totals are sorted by counting: the same order as `sort()` for whole numbers (negative ones too), and
+    /// `sort()` itself for what a count cannot keep (a fraction, a signed zero, a range too wide, nothing at all).
+    func testSortPointsIsTheSortOfEveryArray() {
+        var random = TestSupport.Random(state: 23)
+        var arrays: [[Double]] = [[], [181], [0, -0.0, 3], [-0.0, 0, 2], [5, 2.5, 1], [1, 1e9, 3], [-.infinity, 2], [3, .nan, 1]]
+        for _ in 0..<200 {
+            let n = random.below(3000), base = random.below(400) - 150, width = 1 + random.below(600)
+            arrays.append((0..<n).map { _ in Double(base + random.below(width)) })
+        }
+        arrays.append(TotalsModel(s: NBASettings()).draws(TotalsModel.Projection(homeMean: 112, awayMean: 109, homeSD: 12, awaySD: 11), seed: 7).totals)
+        var counted = 0
+        for a in arrays {
+            var mine = a, theirs = a
+            TotalsModel.sortPoints(&mine)
+            theirs.sort()
+            XCTAssertEqual(mine.map(\.bitPattern), theirs.map(\.bitPattern), "\(a.prefix(8))")
+            if a.count > 1, a.allSatisfy({ $0 != 0 && $0.rounded() == $0 }) { counted += 1 }
+        }
+        XCTAssertGreaterThan(counted, 120)
+    }
+
     /// Four real seasons compile (with the catalog, so the tree is complete); games without a line are NO_LINE;
     /// two builds with 1 and 2 threads are byte-identical.
     func testFourSeasonsNoLineAndDeterminism() throws {
