@@ -149,6 +149,7 @@ final class BuildRun {
         // Again, now that no build can change it: the output may have changed while this build waited.
         _ = try OutputGuard.check(output: options.output.path, input: options.input.path, previous: options.previous?.path)
         StagedTree.removeAbandoned(beside: options.output, holding: lock)
+        BuildCache.removeAbandonedTemporaries(of: BuildCache.location(for: options.output, folder: options.cacheFolder))
         clock.lap("settings and lock")
 
         // The release this one follows: the live site's, a folder's (--previous DIR or the output's own), or none.

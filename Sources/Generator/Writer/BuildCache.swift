@@ -240,6 +240,30 @@ public struct BuildCache: Sendable {
         url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
     }
 
+    /// Removes what killed builds left of this cache and of its products snapshot: their temporary files
+    /// (`.<name>.tmp-<pid>`, 50 MB for a snapshot of 100,000 products), which only the process that wrote one would
+    /// have put in place or removed. Only a regular file of that name whose process is gone, and which is empty or
+    /// starts with the file's magic, is removed: anything else may be someone's. Returns the names removed.
+    @discardableResult
+    static func removeAbandonedTemporaries(of cache: URL) -> [String] {
+        let folder = cache.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        let kinds = [(prefix: ".\(cache.lastPathComponent).tmp-", magic: magic),
+                     (prefix: ".\(ProductSnapshot.location(cache: cache).lastPathComponent).tmp-", magic: ProductSnapshot.magic)]
+        var removed: [String] = []
+        for name in names.sorted() {
+            guard let kind = kinds.first(where: { name.hasPrefix($0.prefix) }) else { continue }
+            let digits = name.dropFirst(kind.prefix.count)
+            guard !digits.isEmpty, digits.count < 11, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let pid = Int32(digits),
+                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let url = folder.appendingPathComponent(name)
+            var st = stat()
+            guard lstat(url.path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size == 0 || starts(url, with: kind.magic) else { continue }
+            if unlink(url.path) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
     /// Whether something is at `url` that does not start with `magic` (someone's file, or a link: never followed), which
     /// a file of the cache must then leave alone.
     static func refused(_ url: URL, magic: [UInt8]) -> Bool {

@@ -93,4 +93,57 @@ final class StagingLeftoverTests: XCTestCase {
         staged.discard()
         XCTAssertFalse(FileManager.default.fileExists(atPath: mine.path))
     }
+
+    /// A build killed while it wrote its cache or its products snapshot leaves a temporary file beside it (50 MB for
+    /// 100,000 products): the next build removes it, beside the output and in a --cache folder alike, and nothing it
+    /// cannot tell is such a file of a process that is gone.
+    func testAKilledBuildsCacheTemporariesAreRemoved() throws {
+        let input = OutputGuardTests.smallInput()
+        let fm = FileManager.default
+        let sleeper = Process()
+        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeper.arguments = ["60"]
+        try sleeper.run()
+        defer { sleeper.terminate() }
+        let live = sleeper.processIdentifier
+        let dead = try (0..<6).map { _ in try deadPid() }
+        let elsewhere = TestSupport.tempDir("elsewhere").appendingPathComponent("snapshot")
+        try Data(ProductSnapshot.magic + [1, 2, 3]).write(to: elsewhere)
+        for cacheFolder in [nil, TestSupport.tempDir("cache-folder")] {
+            let parent = TestSupport.tempDir("cache-leftover"), out = parent.appendingPathComponent("dist")
+            let args = ["build", "--input", input.path, "--out", out.path] + (cacheFolder.map { ["--cache", $0.path] } ?? [])
+            XCTAssertEqual(try TestSupport.runCLI(args, env: epoch).status, 0)
+            let cache = BuildCache.location(for: out, folder: cacheFolder)
+            let folder = cache.deletingLastPathComponent()
+            let cacheTmp = ".\(cache.lastPathComponent).tmp-", snapshotTmp = ".\(cache.lastPathComponent).products.tmp-"
+            func plant(_ name: String, _ bytes: [UInt8]) throws { try Data(bytes).write(to: folder.appendingPathComponent(name)) }
+            // Removed: a cache and a snapshot begun by builds that are gone, and one killed before it wrote a byte.
+            let removed = [cacheTmp + "\(dead[0])", snapshotTmp + "\(dead[0])", snapshotTmp + "\(dead[1])"]
+            try plant(removed[0], BuildCache.magic + Array(repeating: 7, count: 1000))
+            try plant(removed[1], ProductSnapshot.magic + Array(repeating: 7, count: 1000))
+            try plant(removed[2], [])
+            // Left alone: a running process's; someone's file under the name; a name not of the pattern; the other
+            // file's magic; another output's; a link to a snapshot elsewhere; a folder.
+            let kept = [cacheTmp + "\(live)", cacheTmp + "\(dead[2])", cacheTmp + "\(dead[0])x", snapshotTmp + "\(dead[3])",
+                        ".other.cache.tmp-\(dead[0])", snapshotTmp + "\(dead[4])", cacheTmp + "\(dead[5])"]
+            try plant(kept[0], BuildCache.magic)
+            try plant(kept[1], Array("my notes".utf8))
+            try plant(kept[2], BuildCache.magic)
+            try plant(kept[3], BuildCache.magic)
+            try plant(kept[4], BuildCache.magic)
+            try fm.createSymbolicLink(atPath: folder.appendingPathComponent(kept[5]).path, withDestinationPath: elsewhere.path)
+            try fm.createDirectory(at: folder.appendingPathComponent(kept[6]), withIntermediateDirectories: false)
+            let before = TestSupport.snapshot(folder).filter { k, _ in kept.contains { k.hasPrefix($0) } }
+            let tree = TestSupport.snapshot(out)
+
+            let r = try TestSupport.runCLI(args, env: epoch)
+            XCTAssertEqual(r.status, 0, r.output)
+            XCTAssertTrue(r.output.contains("No content changes"), r.output)
+            for name in removed { XCTAssertFalse(fm.fileExists(atPath: folder.appendingPathComponent(name).path), name) }
+            for name in kept { XCTAssertNotNil(try? fm.attributesOfItem(atPath: folder.appendingPathComponent(name).path), name) }
+            XCTAssertEqual(TestSupport.snapshot(folder).filter { k, _ in kept.contains { k.hasPrefix($0) } }, before)
+            XCTAssertEqual(try Data(contentsOf: elsewhere), Data(ProductSnapshot.magic + [1, 2, 3]))
+            XCTAssertEqual(TestSupport.snapshot(out), tree)
+        }
+    }
 }
