@@ -161,6 +161,12 @@ public final class Query {
 
     /// Every matching document (its position in the index) with its score, best first.
     public func rank(_ text: String, complete: Bool = false) throws -> [(doc: Int, score: Double)] {
+        try matches(text, complete: complete).sorted { $0.score != $1.score ? $0.score > $1.score : $0.doc < $1.doc }
+    }
+
+    /// The same documents and scores in no particular order (what `rank` sorts): enough to count them or to ask
+    /// whether a document is among them.
+    public func matches(_ text: String, complete: Bool = false) throws -> [(doc: Int, score: Double)] {
         let words = Analyzer.words(text).filter { !Analyzer.stopWords.contains($0) }
         guard !words.isEmpty else { return [] }
         var perTerm: [[Int: Double]] = []
@@ -194,6 +200,5 @@ public final class Query {
         for m in perTerm { for (d, s) in m { total[d, default: (0, 0)].score += s; total[d, default: (0, 0)].matched += 1 } }
         let n = Double(perTerm.count)
         return total.map { (doc: $0.key, score: $0.value.score * Double($0.value.matched) / n) }
-            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.doc < $1.doc }
     }
 }
