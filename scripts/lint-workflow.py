@@ -95,7 +95,11 @@ def main():
 def own_checks(path, commands, generator):
     """Structure, script and contract checks of one workflow."""
     problems = []
-    text = open(path).read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        return [f"cannot read the workflow: {e}"]
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as e:
