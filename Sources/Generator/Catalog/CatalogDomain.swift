@@ -102,6 +102,8 @@ public struct CatalogDomain: Domain {
             if trace { FileHandle.standardError.write(Data("  [trace] render \(unit.kinds.first?.name ?? "?"): \(String(format: "%.3f", seconds[k])) s\n".utf8)) }
         }
         clock.lap("render (all units)")
+        // The search order, for the next build to check and take (a sort of every product otherwise).
+        result.memos[CatalogContext.searchOrderMemo] = catalog.searchOrder.map { Int32(truncatingIfNeeded: $0) }
         return result
     }
 

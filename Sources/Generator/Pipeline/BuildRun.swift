@@ -45,6 +45,8 @@ final class BuildRun {
     // The tree (`compile` … `validateAndStage`).
     private var files: [OutputFile] = []
     private var later: [@Sendable () throws -> [OutputFile]] = []
+    /// What the domains worked out for a later build to take again (`DomainResult.memos`): kept in the build cache.
+    private var memos: [String: [Int32]] = [:]
     private var kinds: [String: OutputKind] = [:]
     private var siteAppConfig = false
     private var lateFiles: Background<[OutputFile]>?
@@ -214,7 +216,8 @@ final class BuildRun {
                 return found
             }
             cacheRead = read
-            context.earlier = EarlierTree(cache: { (try? read.wait().get().entries) ?? [:] }, release: current)
+            context.earlier = EarlierTree(cache: { (try? read.wait().get().entries) ?? [:] }, memos: { (try? read.wait().get().memos) ?? [:] },
+                                          release: current)
         }
         clock.lap("output tree")
         stage("config")
@@ -229,6 +232,7 @@ final class BuildRun {
             stage(domain.name)
             if files.isEmpty { files = result.files } else { files += result.files }   // (the first list taken, not copied)
             later += result.later
+            memos.merge(result.memos) { a, _ in a }
             for k in result.kinds { kinds[k.name] = k }
             summary.report += result.report
             progress("\(domain.name): \(result.files.count) files")
@@ -411,7 +415,7 @@ final class BuildRun {
         if let why = snapshotFile?.commit() { summary.warnings.append(why) }
         guard let cacheBytes else { return }
         let (body, hashed) = try cacheBytes.take()
-        let bytes = BuildCache.finish(body, hashed: hashed, stamps: Build.stamps(rendered, in: options.output))
+        let bytes = BuildCache.finish(body, hashed: hashed, stamps: Build.stamps(rendered, in: options.output), memos: memos)
         if let why = BuildCache.save(bytes: bytes, to: cacheFile) { summary.warnings.append(why) }
         stage("cache")
     }

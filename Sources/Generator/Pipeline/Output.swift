@@ -175,6 +175,9 @@ public struct DomainResult: Sendable {
     /// Files whose paths are known only once they are built (content-named shards): the build runs these while it
     /// validates and serialises the other files, then takes their files in this order.
     public var later: [@Sendable () throws -> [OutputFile]]
+    /// What the domain worked out that a later build may take again once it has checked it (kept in the build cache
+    /// by name: `BuildCache.memos`, read back through `EarlierTree.memo`).
+    public var memos: [String: [Int32]] = [:]
     public init(files: [OutputFile] = [], kinds: [OutputKind] = [], report: [ReportItem] = [],
                 later: [@Sendable () throws -> [OutputFile]] = []) {
         self.files = files; self.kinds = kinds; self.report = report; self.later = later
@@ -246,7 +249,15 @@ final class EarlierTree: @unchecked Sendable {
     private let lock = NSLock()
     private var said: [String] = []
 
-    init(cache: @escaping @Sendable () -> [String: BuildCache.Entry], release: PreviousRelease) { self.cache = cache; self.release = release }
+    private let memos: @Sendable () -> [String: [Int32]]
+
+    init(cache: @escaping @Sendable () -> [String: BuildCache.Entry], memos: @escaping @Sendable () -> [String: [Int32]] = { [:] },
+         release: PreviousRelease) {
+        self.cache = cache; self.memos = memos; self.release = release
+    }
+
+    /// What the build before kept under `name` (`DomainResult.memos`): unchecked, for the caller to check.
+    func memo(_ name: String) -> [Int32]? { memos()[name] }
 
     /// What was kept this way, for the build's summary.
     var notes: [String] { lock.lock(); defer { lock.unlock() }; return said }

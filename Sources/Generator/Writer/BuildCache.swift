@@ -58,9 +58,12 @@ public struct BuildCache: Sendable {
     /// that finds a file with the same stamp (device, inode, size, times: see `FileStamp`) knows its bytes are the
     /// ones hashed into the release's index, and reads it without hashing 90 MB again.
     public var stamps: [String: FileStamp] = [:]
+    /// What a domain worked out from its inputs and may take again once checked (by name, e.g. the catalog's search
+    /// order: `DomainResult.memos`). Never trusted as it is: the cache is checked for integrity only.
+    public var memos: [String: [Int32]] = [:]
 
     static let magic = Array("generator build cache\n".utf8)
-    static let format: UInt32 = 4
+    static let format: UInt32 = 5
 
     public init(release: String, entries: [String: Entry], order: [String]? = nil) {
         self.release = release; self.entries = entries; self.order = order ?? entries.keys.sorted()
@@ -145,18 +148,33 @@ public struct BuildCache: Sendable {
             guard let path = r.text(), let stamp = r.stamp() else { return .failure(.damaged) }
             stamps[path] = stamp
         }
+        guard let memoCount = r.u32() else { return .failure(.damaged) }
+        var memos: [String: [Int32]] = [:]
+        for _ in 0..<memoCount {
+            guard let name = r.text(), let n = r.u32(), n <= (r.end - r.at) / 4 else { return .failure(.damaged) }
+            var values: [Int32] = []
+            values.reserveCapacity(Int(n))
+            for _ in 0..<n {
+                guard let v = r.u32() else { return .failure(.damaged) }
+                values.append(Int32(bitPattern: v))
+            }
+            memos[name] = values
+        }
         guard r.at == r.end else { return .failure(.damaged) }
         // (In the file's order: a cache read and written again is the same file.)
         var cache = BuildCache(release: rel, entries: entries, order: order)
         cache.stamps = stamps
+        cache.memos = memos
         return .success(cache)
     }
 
-    func encode() -> [UInt8] { Self.finish(Self.encode(release: release, order.lazy.map { ($0, self.entries[$0]!) }), stamps: stamps) }
+    func encode() -> [UInt8] {
+        Self.finish(Self.encode(release: release, order.lazy.map { ($0, self.entries[$0]!) }), stamps: stamps, memos: memos)
+    }
 
-    /// The cache's bytes: its entries (`encode`), then `stamps`, then the digest that closes it.
+    /// The cache's bytes: its entries (`encode`), then `stamps` and `memos`, then the digest that closes it.
     /// `hashed`: the digest's state after `body` when the caller hashed it already (on another thread).
-    static func finish(_ body: [UInt8], hashed: SHA256? = nil, stamps: [String: FileStamp]) -> [UInt8] {
+    static func finish(_ body: [UInt8], hashed: SHA256? = nil, stamps: [String: FileStamp], memos: [String: [Int32]] = [:]) -> [UInt8] {
         var out: [UInt8] = []
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
         func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
@@ -166,6 +184,14 @@ public struct BuildCache: Sendable {
             p.withUTF8 { u in u32(UInt32(u.count)); out += u }
             u64(st.device); u64(st.inode); u64(UInt64(bitPattern: st.size))
             for v in [st.modified.0, st.modified.1, st.changed.0, st.changed.1] { u64(UInt64(bitPattern: Int64(v))) }
+        }
+        u32(UInt32(memos.count))
+        for (name, values) in memos.sorted(by: { $0.key < $1.key }) {
+            var n = name
+            n.withUTF8 { u in u32(UInt32(u.count)); out += u }
+            u32(UInt32(values.count))
+            out.reserveCapacity(out.count + 4 * values.count)
+            for v in values { u32(UInt32(bitPattern: v)) }
         }
         var digest = hashed ?? { var h = SHA256(); h.update(data: body); return h }()
         digest.update(data: out)

@@ -29,15 +29,36 @@ final class CatalogContext: @unchecked Sendable {
             let brand = p.brandKeyIndex < 0 ? keyRank[keyRank.count - 1] : keyRank[p.brandKeyIndex]
             return SearchOrderKey(group: UInt64(brand) << 32 | UInt64(categoryRank[p.categoryIndex]), p)
         }
+        // The build before's order when it is still this one (no product moved: a price changed), else sorted.
+        if let kept = Self.ordered(earlier?.memo(Self.searchOrderMemo), keys, by: SearchOrderKey.precedes) {
+            earlier?.note("search order: taken from the build cache (no product moved)")
+            return kept
+        }
         // (The comparison reads only the keys: a closure over the store would retain it twice per comparison.)
-        return Parallel.sorted(keys, threads: threads) { a, b in
-            if a.group != b.group { return a.group < b.group }
-            if a.namePrefix != b.namePrefix, a.nameIsASCII, b.nameIsASCII { return a.namePrefix < b.namePrefix }
-            let ascii = a.isASCII && b.isASCII
-            if !Product.same(a.name, b.name, ascii: ascii) { return Product.precedes(a.name, b.name, ascii: ascii) }
-            return Product.precedes(a.id, b.id, ascii: ascii)
-        }.map(\.index)
+        return Parallel.sorted(keys, threads: threads, by: SearchOrderKey.precedes).map(\.index)
     }()
+
+    /// The name the search order is kept under in the build cache (`DomainResult.memos`).
+    static let searchOrderMemo = "catalog.searchOrder"
+
+    /// `order` (indices into `keys`, from the build cache, so not trusted) when it is what sorting `keys` by `precedes`
+    /// gives: each index once, and each key strictly before the next. `precedes` is a strict total order (its last
+    /// tie-break is the product id, which is unique), so the sorted order is unique, and this is it. One pass instead
+    /// of a sort; nil when it is not (a product added, removed, renamed, moved, or a damaged cache).
+    static func ordered<Key>(_ order: [Int32]?, _ keys: [Key], by precedes: (Key, Key) -> Bool) -> [Int]? {
+        guard let order, order.count == keys.count else { return nil }
+        var seen = [Bool](repeating: false, count: keys.count)
+        var result: [Int] = []
+        result.reserveCapacity(order.count)
+        for v in order {
+            let i = Int(v)
+            guard i >= 0, i < keys.count, !seen[i] else { return nil }
+            if let last = result.last, !precedes(keys[last], keys[i]) { return nil }
+            seen[i] = true
+            result.append(i)
+        }
+        return result
+    }
 
     /// What the search order compares first, as integers: brand and category ranks, then a name's first 8 bytes
     /// (big-endian, zero-padded: for two ASCII names that differ there, their order is the names' byte order).
@@ -52,6 +73,15 @@ final class CatalogContext: @unchecked Sendable {
             for k in 0..<8 { prefix = prefix << 8 | UInt64(k < name.count ? name[k] : 0) }
             self.group = group; self.namePrefix = prefix
             nameIsASCII = ProductStore.isASCII(name)
+        }
+
+        /// The search order: brand and category, then name, then id.
+        static func precedes(_ a: SearchOrderKey, _ b: SearchOrderKey) -> Bool {
+            if a.group != b.group { return a.group < b.group }
+            if a.namePrefix != b.namePrefix, a.nameIsASCII, b.nameIsASCII { return a.namePrefix < b.namePrefix }
+            let ascii = a.isASCII && b.isASCII
+            if !Product.same(a.name, b.name, ascii: ascii) { return Product.precedes(a.name, b.name, ascii: ascii) }
+            return Product.precedes(a.id, b.id, ascii: ascii)
         }
     }
 
