@@ -263,8 +263,11 @@ public struct BuildCache: Sendable {
 
     /// The temporary name a file of the cache is written under before it takes its place (ours by name and pid).
     static func temporary(for url: URL) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
+        url.deletingLastPathComponent().appendingPathComponent(temporaryPrefix(for: url) + "\(getpid())")
     }
+
+    /// A temporary file's name of `url` before its pid (`temporary`).
+    static func temporaryPrefix(for url: URL) -> String { ".\(url.lastPathComponent).tmp-" }
 
     /// Removes what killed builds left of this cache and of its products snapshot: their temporary files
     /// (`.<name>.tmp-<pid>`, 50 MB for a snapshot of 100,000 products), which only the process that wrote one would
@@ -274,13 +277,13 @@ public struct BuildCache: Sendable {
     static func removeAbandonedTemporaries(of cache: URL) -> [String] {
         let folder = cache.deletingLastPathComponent()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
-        let kinds = [(prefix: ".\(cache.lastPathComponent).tmp-", magic: magic),
-                     (prefix: ".\(ProductSnapshot.location(cache: cache).lastPathComponent).tmp-", magic: ProductSnapshot.magic)]
+        let kinds = [(prefix: temporaryPrefix(for: cache), magic: magic),
+                     (prefix: temporaryPrefix(for: ProductSnapshot.location(cache: cache)), magic: ProductSnapshot.magic)]
         var removed: [String] = []
         for name in names.sorted() {
             guard let kind = kinds.first(where: { name.hasPrefix($0.prefix) }) else { continue }
             let digits = name.dropFirst(kind.prefix.count)
-            guard !digits.isEmpty, digits.count < 11, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let pid = Int32(digits),
+            guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let pid = Int32(digits),
                   pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             let url = folder.appendingPathComponent(name)
             var st = stat()
