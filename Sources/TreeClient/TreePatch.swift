@@ -20,23 +20,25 @@ public enum TreePatch {
                 switch name {
                 case "add":
                     guard let value = op["value"] else { throw fail("'add' without a value") }
-                    doc = try add(doc, target[...], value)
+                    try add(&doc, target[...], value)
                 case "remove":
-                    doc = try remove(doc, target[...])
+                    try remove(&doc, target[...])
                 case "replace":
                     guard let value = op["value"] else { throw fail("'replace' without a value") }
-                    doc = try replace(doc, target[...], value)
+                    try replace(&doc, target[...], value)
                 case "move", "copy":
                     guard let fromText = op["from"]?.string else { throw fail("'\(name)' without 'from'") }
                     let from = try pointer(fromText)
-                    let value = try get(doc, from[...])
+                    let value: TreeJSON
                     if name == "move" {
-                        if from == target { continue }
+                        if from == target { _ = try get(doc, from[...]); continue }
                         // A value cannot move into one of its own children.
                         if target.count > from.count, Array(target.prefix(from.count)) == from { throw fail("cannot move a value into itself") }
-                        doc = try remove(doc, from[...])
+                        value = try remove(&doc, from[...])
+                    } else {
+                        value = try get(doc, from[...])
                     }
-                    doc = try add(doc, target[...], value)
+                    try add(&doc, target[...], value)
                 case "test":
                     guard let value = op["value"] else { throw fail("'test' without a value") }
                     guard try get(doc, target[...]).isEqual(to: value) else { throw fail("test failed at \(TreePath.shown(path, limit: 80))") }
@@ -88,57 +90,78 @@ public enum TreePatch {
         }
     }
 
-    static func add(_ doc: TreeJSON, _ t: ArraySlice<String>, _ value: TreeJSON) throws -> TreeJSON {
-        guard let first = t.first else { return value }
-        switch doc {
-        case .object(var members):
+    // The edits below change the document in place: the container on the way is taken out of `doc` (left `.null`
+    // meanwhile, so the taken copy is the only one and is not copied again) and put back. A patch of thousands of
+    // operations on a 90 MB index then costs a look-up each, not a copy of every container on the path.
+
+    /// The members of an object, taken out of `doc` (nil, and `doc` untouched, for anything else).
+    static func takeMembers(_ doc: inout TreeJSON) -> [TreeJSON.Member]? {
+        guard case .object(let members) = doc else { return nil }
+        doc = .null
+        return members
+    }
+
+    /// The items of an array, taken out of `doc` (nil, and `doc` untouched, for anything else).
+    static func takeItems(_ doc: inout TreeJSON) -> [TreeJSON]? {
+        guard case .array(let items) = doc else { return nil }
+        doc = .null
+        return items
+    }
+
+    static func add(_ doc: inout TreeJSON, _ t: ArraySlice<String>, _ value: TreeJSON) throws {
+        guard let first = t.first else { doc = value; return }
+        if var members = takeMembers(&doc) {
+            defer { doc = .object(members) }
             let at = members.firstIndex { $0.key == first }
             if t.count == 1 {
                 if let at { members[at].value = value } else { members.append(.init(first, value)) }
             } else {
                 guard let at else { throw Failure(description: "no member \(TreePath.shown(first, limit: 40))") }
-                members[at].value = try add(members[at].value, t.dropFirst(), value)
+                try add(&members[at].value, t.dropFirst(), value)
             }
-            return .object(members)
-        case .array(var items):
+        } else if var items = takeItems(&doc) {
+            defer { doc = .array(items) }
             if t.count == 1 {
                 if first == "-" { items.append(value) } else { items.insert(value, at: try index(first, limit: items.count + 1)) }
             } else {
-                let i = try index(first, limit: items.count)
-                items[i] = try add(items[i], t.dropFirst(), value)
+                try add(&items[try index(first, limit: items.count)], t.dropFirst(), value)
             }
-            return .array(items)
-        default: throw Failure(description: "cannot add into a \(kind(doc))")
+        } else {
+            throw Failure(description: "cannot add into a \(kind(doc))")
         }
     }
 
-    static func replace(_ doc: TreeJSON, _ t: ArraySlice<String>, _ value: TreeJSON) throws -> TreeJSON {
-        guard let first = t.first else { return value }
-        switch doc {
-        case .object(var members):
+    static func replace(_ doc: inout TreeJSON, _ t: ArraySlice<String>, _ value: TreeJSON) throws {
+        guard let first = t.first else { doc = value; return }
+        if var members = takeMembers(&doc) {
+            defer { doc = .object(members) }
             guard let at = members.firstIndex(where: { $0.key == first }) else { throw Failure(description: "no member \(TreePath.shown(first, limit: 40))") }
-            members[at].value = t.count == 1 ? value : try replace(members[at].value, t.dropFirst(), value)
-            return .object(members)
-        case .array(var items):
+            if t.count == 1 { members[at].value = value } else { try replace(&members[at].value, t.dropFirst(), value) }
+        } else if var items = takeItems(&doc) {
+            defer { doc = .array(items) }
             let i = try index(first, limit: items.count)
-            items[i] = t.count == 1 ? value : try replace(items[i], t.dropFirst(), value)
-            return .array(items)
-        default: throw Failure(description: "cannot look into a \(kind(doc))")
+            if t.count == 1 { items[i] = value } else { try replace(&items[i], t.dropFirst(), value) }
+        } else {
+            throw Failure(description: "cannot look into a \(kind(doc))")
         }
     }
 
-    static func remove(_ doc: TreeJSON, _ t: ArraySlice<String>) throws -> TreeJSON {
+    /// Removes the value at `t` and returns it (a `move` takes it from there).
+    @discardableResult
+    static func remove(_ doc: inout TreeJSON, _ t: ArraySlice<String>) throws -> TreeJSON {
         guard let first = t.first else { throw Failure(description: "cannot remove the whole document") }
-        switch doc {
-        case .object(var members):
+        if var members = takeMembers(&doc) {
+            defer { doc = .object(members) }
             guard let at = members.firstIndex(where: { $0.key == first }) else { throw Failure(description: "no member \(TreePath.shown(first, limit: 40))") }
-            if t.count == 1 { members.remove(at: at) } else { members[at].value = try remove(members[at].value, t.dropFirst()) }
-            return .object(members)
-        case .array(var items):
+            if t.count == 1 { return members.remove(at: at).value }
+            return try remove(&members[at].value, t.dropFirst())
+        } else if var items = takeItems(&doc) {
+            defer { doc = .array(items) }
             let i = try index(first, limit: items.count)
-            if t.count == 1 { items.remove(at: i) } else { items[i] = try remove(items[i], t.dropFirst()) }
-            return .array(items)
-        default: throw Failure(description: "cannot look into a \(kind(doc))")
+            if t.count == 1 { return items.remove(at: i) }
+            return try remove(&items[i], t.dropFirst())
+        } else {
+            throw Failure(description: "cannot look into a \(kind(doc))")
         }
     }
 

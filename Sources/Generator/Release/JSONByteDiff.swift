@@ -51,6 +51,10 @@ enum JSONByteDiff {
         func remove(_ path: String) {
             text.beginObject(); text.key("op"); text.string("remove"); text.key("path"); text.string(path); text.endObject()
         }
+        func move(_ from: String, _ path: String) {
+            text.beginObject(); text.key("op"); text.string("move"); text.key("from"); text.string(from); text.key("path"); text.string(path)
+            text.endObject()
+        }
         /// An `add` or `replace` of the new side's value at `value` (a value the scanner found: its own parse is the
         /// delta's, checked against the delta schema like every release file).
         func put(_ op: StaticString, _ path: String, _ value: Range<Int>) {
@@ -189,6 +193,22 @@ enum JSONByteDiff {
             }
         }
 
+        /// The size of the value at `r` as compact text (what the value diff weighs), counted only up to a little past
+        /// `limit`: a replace is weighed against a few small moves without reading a 30 MB map to its end.
+        func compactSize(_ r: Range<Int>, upTo limit: Int) -> Int {
+            var n = 0, i = r.lowerBound
+            while i < r.upperBound, n <= limit {
+                switch bytes[i] {
+                case 0x22:
+                    let e = stringEnd(i) ?? r.upperBound
+                    n += e - i; i = e
+                case 0x20, 0x0A, 0x0D, 0x09: i += 1
+                default: n += 1; i += 1
+                }
+            }
+            return n
+        }
+
         func equal(_ r: Range<Int>, _ other: Scanner, _ s: Range<Int>) -> Bool {
             r.count == s.count && memcmp(bytes.baseAddress! + r.lowerBound, other.bytes.baseAddress! + s.lowerBound, r.count) == 0
         }
@@ -215,19 +235,44 @@ enum JSONByteDiff {
         func diff(_ x: Range<Int>, _ y: Range<Int>, _ path: String, _ ops: inout Operations) -> Bool {
             let cx = a.bytes[x.lowerBound], cy = b.bytes[y.lowerBound]
             if cx == 0x7B && cy == 0x7B {
-                guard let (mx, my, sameRest) = pairedMembers(x, y) else { return false }
+                guard let (mx, my, rest) = pairedMembers(x, y) else { return false }
                 // The members both end with, byte for byte, stand as one kept and equal member (`rest`): they give no
                 // operation, and as the last of both lists they change no test below.
                 enum Key: Hashable { case name(String), rest }
                 var xKeys: [Key] = [], yKeys: [Key] = []
                 for m in mx { guard let k = a.key(m.key) else { return false }; xKeys.append(.name(k)) }
                 for m in my { guard let k = b.key(m.key) else { return false }; yKeys.append(.name(k)) }
-                if sameRest { xKeys.append(.rest); yKeys.append(.rest) }
+                if rest != nil { xKeys.append(.rest); yKeys.append(.rest) }
                 let yIndex = Dictionary(yKeys.enumerated().map { ($1, $0) }, uniquingKeysWith: { f, _ in f })
+                let xSet = Set(xKeys)
                 let kept = xKeys.indices.filter { yIndex[xKeys[$0]] != nil }
                 func name(_ k: Key) -> String { if case .name(let n) = k { return n }; return "" }
-                // Recurse only when the surviving keys keep their order and new keys come last (see JSONPatch.diff).
-                guard Array(yKeys.prefix(kept.count)) == kept.map({ xKeys[$0] }) else { return replace(path, y, &ops) }
+                // Recurse only when the surviving keys keep their order; kept members after the first new one are
+                // moved behind it, unless a replace costs fewer bytes (see JSONPatch.diff).
+                guard yKeys.filter({ xSet.contains($0) }) == kept.map({ xKeys[$0] }) else { return replace(path, y, &ops) }
+                let lead = yKeys.prefix { xSet.contains($0) }.count
+                // What follows the first new member, in the new order: new members added, kept ones moved.
+                var tail: [(key: String, added: Range<Int>?)] = []
+                for j in lead..<yKeys.count {
+                    switch yKeys[j] {
+                    case .name(let n): tail.append((n, xSet.contains(yKeys[j]) ? nil : my[j].value))
+                    case .rest:
+                        // The common end moves too: its keys are read now (from the new side; they are the same bytes).
+                        var i: Int? = rest!.new
+                        while let i0 = i {
+                            guard let (m, next) = b.member(at: i0, in: y) else { return false }
+                            if let m { guard let k = b.key(m.key) else { return false }; tail.append((k, nil)) }
+                            i = next
+                        }
+                    }
+                }
+                let moved = tail.filter { $0.added == nil }.map(\.key)
+                var reorder: JSONPatch.Reorder?
+                if !moved.isEmpty {
+                    let r = JSONPatch.Reorder(path: path, avoiding: Set(xKeys.map(name) + yKeys.map(name) + moved))
+                    if r.cost(moved) >= b.compactSize(y, upTo: r.cost(moved)) { return replace(path, y, &ops) }
+                    reorder = r
+                }
                 for k in xKeys where yIndex[k] == nil { ops.remove(path + "/" + JSONPatch.escape(name(k))) }
                 for i in kept where xKeys[i] != .rest {
                     let j = yIndex[xKeys[i]]!
@@ -235,7 +280,10 @@ enum JSONByteDiff {
                         guard diff(mx[i].value, my[j].value, path + "/" + JSONPatch.escape(name(xKeys[i])), &ops) else { return false }
                     }
                 }
-                for j in kept.count..<yKeys.count { ops.put("add", path + "/" + JSONPatch.escape(name(yKeys[j])), my[j].value) }
+                for t in tail {
+                    if let value = t.added { ops.put("add", path + "/" + JSONPatch.escape(t.key), value) }
+                    else { for (from, to) in reorder!.moves(t.key) { ops.move(from, to) } }
+                }
                 return true
             }
             if cx == 0x5B && cy == 0x5B {
@@ -262,9 +310,10 @@ enum JSONByteDiff {
         }
 
         /// The members of the objects at `x` and `y`, read side by side until what is left of both is the same
-        /// bytes (`sameRest`: those members are not read; a 90 MB index whose products changed does not scan its
+        /// bytes (`rest`: where those members start; they are not read; a 90 MB index whose products changed does not scan its
         /// keyword maps). Nil when either is not an object's text.
-        func pairedMembers(_ x: Range<Int>, _ y: Range<Int>) -> (mx: [(key: Range<Int>, value: Range<Int>)], my: [(key: Range<Int>, value: Range<Int>)], sameRest: Bool)? {
+        func pairedMembers(_ x: Range<Int>, _ y: Range<Int>) -> (mx: [(key: Range<Int>, value: Range<Int>)], my: [(key: Range<Int>, value: Range<Int>)],
+                                                                rest: (old: Int, new: Int)?)? {
             let same = commonSuffix(x, y)
             var mx: [(key: Range<Int>, value: Range<Int>)] = [], my: [(key: Range<Int>, value: Range<Int>)] = []
             var i: Int? = a.skipSpace(x.lowerBound + 1), j: Int? = b.skipSpace(y.lowerBound + 1)
@@ -272,7 +321,7 @@ enum JSONByteDiff {
                 // The side with more text left reads its next member (both when alike), so that where the common end
                 // begins on both sides, both get there together.
                 let left = (x: i.map { x.upperBound - $0 } ?? -1, y: j.map { y.upperBound - $0 } ?? -1)
-                if left.x == left.y, left.x <= same, let i0 = i, a.bytes[i0] != 0x7D { return (mx, my, true) }
+                if left.x == left.y, left.x <= same, let i0 = i, let j0 = j, a.bytes[i0] != 0x7D { return (mx, my, (i0, j0)) }
                 if let i0 = i, left.x >= left.y {
                     guard let (m, next) = a.member(at: i0, in: x) else { return nil }
                     if let m { mx.append(m) }
@@ -284,7 +333,7 @@ enum JSONByteDiff {
                     j = next
                 }
             }
-            return (mx, my, false)
+            return (mx, my, nil)
         }
 
         /// How many bytes the texts at `x` and `y` end with alike (compared a block at a time from their ends).

@@ -22,14 +22,25 @@ public enum JSONPatch {
     private static func diff(_ a: JSON, _ b: JSON, _ path: String, _ ops: inout [JSON]) {
         switch (a, b) {
         case (.object(let x), .object(let y)):
-            let yKeys = Set(y.keys)
+            let xKeys = Set(x.keys), yKeys = Set(y.keys)
             let kept = x.keys.filter { yKeys.contains($0) }
-            // Recurse only when the surviving keys keep their order and new keys come last,
-            // so the patched object serialises in the new order.
-            guard Array(y.keys.prefix(kept.count)) == kept else { return ops.append(replace(path, b)) }
+            // Recurse only when the surviving keys keep their order, so the patched object serialises in the new order:
+            // a new member is added last, and the kept ones after the first new one are moved behind it (`Reorder`),
+            // unless replacing the whole object costs fewer bytes.
+            guard y.keys.filter({ xKeys.contains($0) }) == kept else { return ops.append(replace(path, b)) }
+            let lead = y.keys.prefix { xKeys.contains($0) }.count
+            let moved = y.keys.dropFirst(lead).filter { xKeys.contains($0) }
+            let reorder = Reorder(path: path, avoiding: xKeys.union(yKeys))
+            if !moved.isEmpty, reorder.cost(moved) >= b.compactText.utf8.count { return ops.append(replace(path, b)) }
             for k in x.keys where !yKeys.contains(k) { ops.append(.obj(["op": "remove", "path": .string(path + "/" + escape(k))])) }
             for k in kept where !same(x[k]!, y[k]!) { diff(x[k]!, y[k]!, path + "/" + escape(k), &ops) }
-            for m in y.members.dropFirst(kept.count) { ops.append(.obj(["op": "add", "path": .string(path + "/" + escape(m.key)), "value": m.value])) }
+            for m in y.members.dropFirst(lead) {
+                if xKeys.contains(m.key) {
+                    for (from, to) in reorder.moves(m.key) { ops.append(.obj(["op": "move", "from": .string(from), "path": .string(to)])) }
+                } else {
+                    ops.append(.obj(["op": "add", "path": .string(path + "/" + escape(m.key)), "value": m.value]))
+                }
+            }
         case (.array(let x), .array(let y)):
             var pre = 0
             while pre < x.count, pre < y.count, same(x[pre], y[pre]) { pre += 1 }
@@ -50,6 +61,32 @@ public enum JSONPatch {
 
     private static func replace(_ path: String, _ v: JSON) -> JSON { .obj(["op": "replace", "path": .string(path), "value": v]) }
 
+    /// A kept member sent to the end of its object: moved to a temporary member and back (RFC 6902 `move` is a
+    /// `remove` and an `add`, and an added member goes last). A new member in the middle of a 30 MB keyword map
+    /// then costs two small operations per member after it, not the whole map again. (Not a move onto itself: that
+    /// is a no-op for some appliers, python's jsonpatch among them.)
+    struct Reorder {
+        let path: String
+        /// The temporary member: a key neither object has.
+        let temporary: String
+        init(path: String, avoiding keys: Set<String>) {
+            self.path = path
+            var t = "~"
+            while keys.contains(t) { t += "~" }
+            temporary = path + "/" + JSONPatch.escape(t)
+        }
+        /// The two moves (from, path) that send `key` to the end.
+        func moves(_ key: String) -> [(String, String)] {
+            let at = path + "/" + JSONPatch.escape(key)
+            return [(at, temporary), (temporary, at)]
+        }
+        /// About the bytes the moves of `keys` take in a patch (what the choice against a replace compares: both
+        /// diffs estimate it the same way).
+        func cost<S: Sequence>(_ keys: S) -> Int where S.Element == String {
+            keys.reduce(0) { $0 + 2 * (path.utf8.count + 1 + JSONPatch.escape($1).utf8.count + temporary.utf8.count + 32) }
+        }
+    }
+
     /// Applies add / remove / replace operations (the ones `diff` emits; also test / move / copy).
     public static func apply(_ patch: JSON, to doc: JSON) throws -> JSON {
         guard let ops = patch.arrayValue else { throw ApplyError(description: "a patch is an array of operations") }
@@ -63,17 +100,16 @@ public enum JSONPatch {
                 return v
             }
             switch name {
-            case "add": doc = try set(doc, tokens[...], try value(), insert: true)
-            case "replace": doc = try set(doc, tokens[...], try value(), insert: false)
-            case "remove": doc = try remove(doc, tokens[...])
+            case "add": try set(&doc, tokens[...], try value(), insert: true)
+            case "replace": try set(&doc, tokens[...], try value(), insert: false)
+            case "remove": try remove(&doc, tokens[...])
             case "test":
                 guard try get(doc, tokens[...]) == (try value()) else { throw ApplyError(description: "test failed at \(path)") }
             case "move", "copy":
                 guard let from = op["from"]?.stringValue else { throw ApplyError(description: "\(name) without from") }
                 let ft = try pointer(from)
-                let v = try get(doc, ft[...])
-                if name == "move" { doc = try remove(doc, ft[...]) }
-                doc = try set(doc, tokens[...], v, insert: true)
+                let v = name == "move" ? try remove(&doc, ft[...]) : try get(doc, ft[...])
+                try set(&doc, tokens[...], v, insert: true)
             default: throw ApplyError(description: "unknown op \(name)")
             }
         }
@@ -103,45 +139,69 @@ public enum JSONPatch {
         }
     }
 
-    static func set(_ doc: JSON, _ t: ArraySlice<String>, _ value: JSON, insert: Bool) throws -> JSON {
-        guard let first = t.first else { return value }
+    // `set` and `remove` change the document in place: the container on the way is taken out of `doc` (left `.null`
+    // meanwhile, so the taken copy is the only one) and put back; thousands of operations on a large index then do
+    // not copy every container on their path.
+
+    static func takeObject(_ doc: inout JSON) -> JSONObject? {
+        guard case .object(let o) = doc else { return nil }
+        doc = .null
+        return o
+    }
+
+    static func takeArray(_ doc: inout JSON) -> [JSON]? {
+        guard case .array(let a) = doc else { return nil }
+        doc = .null
+        return a
+    }
+
+    static func set(_ doc: inout JSON, _ t: ArraySlice<String>, _ value: JSON, insert: Bool) throws {
+        guard let first = t.first else { doc = value; return }
         let last = t.count == 1
-        switch doc {
-        case .object(var o):
+        if var o = takeObject(&doc) {
+            defer { doc = .object(o) }
             if last {
                 if !insert, o[first] == nil { throw ApplyError(description: "replace of missing member \(first)") }
                 o[first] = value
             } else {
-                guard let child = o[first] else { throw ApplyError(description: "no member \(first)") }
-                o[first] = try set(child, t.dropFirst(), value, insert: insert)
+                guard var child = o[first] else { throw ApplyError(description: "no member \(first)") }
+                o[first] = .null   // (the child taken out too)
+                defer { o[first] = child }
+                try set(&child, t.dropFirst(), value, insert: insert)
             }
-            return .object(o)
-        case .array(var a):
+        } else if var a = takeArray(&doc) {
+            defer { doc = .array(a) }
             if last, insert {
-                if first == "-" { a.append(value); return .array(a) }
+                if first == "-" { a.append(value); return }
                 guard let i = index(first), i >= 0, i <= a.count else { throw ApplyError(description: "bad index \(first)") }
-                a.insert(value, at: i); return .array(a)
+                a.insert(value, at: i); return
             }
             guard let i = index(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }
-            a[i] = last ? value : try set(a[i], t.dropFirst(), value, insert: insert)
-            return .array(a)
-        default: throw ApplyError(description: "cannot index into a scalar")
+            if last { a[i] = value } else { try set(&a[i], t.dropFirst(), value, insert: insert) }
+        } else {
+            throw ApplyError(description: "cannot index into a scalar")
         }
     }
 
-    static func remove(_ doc: JSON, _ t: ArraySlice<String>) throws -> JSON {
+    /// Removes the value at `t` and returns it.
+    @discardableResult
+    static func remove(_ doc: inout JSON, _ t: ArraySlice<String>) throws -> JSON {
         guard let first = t.first else { throw ApplyError(description: "cannot remove the root") }
-        switch doc {
-        case .object(var o):
-            guard let child = o[first] else { throw ApplyError(description: "no member \(first)") }
-            // Not `o[first] = cond ? nil : …`: JSON is nil-literal expressible, so that would store a JSON null.
-            if t.count == 1 { o[first] = Optional<JSON>.none } else { o[first] = try remove(child, t.dropFirst()) }
-            return .object(o)
-        case .array(var a):
+        if var o = takeObject(&doc) {
+            defer { doc = .object(o) }
+            guard var child = o[first] else { throw ApplyError(description: "no member \(first)") }
+            // Not `o[first] = nil`: JSON is nil-literal expressible, so that would store a JSON null.
+            if t.count == 1 { o[first] = Optional<JSON>.none; return child }
+            o[first] = .null
+            defer { o[first] = child }
+            return try remove(&child, t.dropFirst())
+        } else if var a = takeArray(&doc) {
+            defer { doc = .array(a) }
             guard let i = index(first), a.indices.contains(i) else { throw ApplyError(description: "bad index \(first)") }
-            if t.count == 1 { a.remove(at: i) } else { a[i] = try remove(a[i], t.dropFirst()) }
-            return .array(a)
-        default: throw ApplyError(description: "cannot index into a scalar")
+            if t.count == 1 { return a.remove(at: i) }
+            return try remove(&a[i], t.dropFirst())
+        } else {
+            throw ApplyError(description: "cannot index into a scalar")
         }
     }
 }

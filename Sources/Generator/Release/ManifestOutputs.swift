@@ -20,8 +20,11 @@ enum ManifestKinds {
                           "added": S.array(deltaEntry),
                           "changed": S.array(S.object(["path": S.relativePath, "sha256": S.sha256, "size": S.nonNegativeInteger,
                                                        "oldSha256": S.sha256, "oldSize": S.nonNegativeInteger,
-                                                       "patch": S.optional(S.array(S.object(["op": S.enumeration(["add", "remove", "replace"]),
-                                                                                             "path": S.string, "value": S.optional(true)])))])),
+                                                       // (`move`, from a temporary member and back, puts a kept member last:
+                                                       // see `JSONPatch.Reorder`.)
+                                                       "patch": S.optional(S.array(S.object(["op": S.enumeration(["add", "remove", "replace", "move"]),
+                                                                                             "path": S.string, "from": S.optional(S.string),
+                                                                                             "value": S.optional(true)])))])),
                           "removed": S.array(S.object(["path": S.relativePath, "oldSha256": S.sha256, "oldSize": S.nonNegativeInteger])),
                           "downloadBytes": S.nonNegativeInteger]))
 

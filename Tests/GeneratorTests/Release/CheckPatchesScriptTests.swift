@@ -38,4 +38,24 @@ final class CheckPatchesScriptTests: XCTestCase {
         XCTAssertEqual(right.status, 0, right.output)
         XCTAssertTrue(right.output.contains("1 passed, 0 failed"), right.output)
     }
+
+    /// A patch that gives the new members in another order is a failure too, numbers spelled alike or not: the
+    /// generator's patches rely on the order (a new member last; a kept one moved behind it).
+    func testMembersInAnotherOrderFail() throws {
+        let dir = TestSupport.tempDir("check-patches-order"), old = dir.appendingPathComponent("old"), new = dir.appendingPathComponent("new")
+        for d in [old, new.appendingPathComponent("releases/2")] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
+        try Data(#"{"k":{"a":1.0,"c":3}}"#.utf8).write(to: old.appendingPathComponent("x.json"))
+        try Data(#"{"k":{"a":1.0,"b":2,"c":3}}"#.utf8).write(to: new.appendingPathComponent("x.json"))
+        try Data(#"{"delta":{"path":"releases/2/delta.json"}}"#.utf8).write(to: new.appendingPathComponent("update-manifest.json"))
+        func delta(_ ops: String) throws -> (status: Int32, output: String) {
+            try Data(#"{"changed":[{"path":"x.json","sha256":"0","patch":[\#(ops)]}]}"#.utf8).write(to: new.appendingPathComponent("releases/2/delta.json"))
+            return try TestSupport.run(["python3", Self.script, old.path, new.path])
+        }
+        let last = try delta(#"{"op":"add","path":"/k/b","value":2}"#)
+        XCTAssertEqual(last.status, 1, last.output)
+        XCTAssertTrue(last.output.contains("0 passed, 1 failed"), last.output)
+        let moved = try delta(#"{"op":"add","path":"/k/b","value":2},{"op":"move","from":"/k/c","path":"/k/~0"},{"op":"move","from":"/k/~0","path":"/k/c"}"#)
+        XCTAssertEqual(moved.status, 0, moved.output)
+        XCTAssertTrue(moved.output.contains("1 passed, 0 failed"), moved.output)
+    }
 }

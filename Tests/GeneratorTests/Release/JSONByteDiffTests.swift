@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import Generator
 import Schemas
+import TreeClient
 
 /// The byte diff must give exactly the operations of the value diff (`JSONPatch.diff`), for compact and pretty text,
 /// and its patch must turn the old document into the new one's bytes.
@@ -80,6 +81,50 @@ final class JSONByteDiffTests: XCTestCase {
             try assertSame(object(y), object(x), "reversed: " + what)
         }
         try assertSame(.obj(["a": .obj([:]), "b": 1]), .obj(["a": .obj([:]), "b": 2]), "an empty object")
+    }
+
+    /// A keyword map (sorted keys, long lists of ids) that gains a word in the middle: the kept words after it are
+    /// moved behind it through a temporary member (`JSONPatch.Reorder`), a few hundred bytes instead of the whole map;
+    /// every patch gives the new bytes under both appliers. Where moving costs more than the object (short values),
+    /// the object is replaced, as before.
+    func testAMemberAddedInTheMiddleMovesTheKeptOnesBehindIt() throws {
+        let words = ["10v", "anchor", "bit", "cordless", "drill", "~", "hammer", "impact", "saw", "zone"].sorted()
+        func ids(_ w: String) -> JSON { .array((0..<200).map { .string("\(w)-\(100_000 + $0 * 7)") }) }
+        func map(_ ws: [String], changed: String? = nil) -> JSON {
+            .obj(["version": 1, "keywords": .object(JSONObject(ws.sorted().map { ($0, $0 == changed ? .array([.string("new")]) : ids($0)) })), "brands": .obj(["acme": .array(["1"])])])
+        }
+        let cases: [(String, [String], [String], String?)] = [
+            ("a word in the middle", words, (words + ["ceiling"]), nil),
+            ("a word first", words, (words + ["0-degree"]), nil),
+            ("a word last", words, (words + ["zzz"]), nil),
+            ("two words, one removed, one changed", words, (words.filter { $0 != "hammer" } + ["ceiling", "pliers"]), "saw"),
+            ("the temporary's name taken", words + ["~~"], (words + ["~~", "ceiling"]), nil),
+        ]
+        for (what, x, y, changed) in cases {
+            let a = map(x), b = map(y, changed: changed)
+            try assertSame(a, b, what)
+            try assertSame(b, a, "reversed: " + what)
+            let patch = JSONPatch.diff(a, b)
+            let text = try JSONWriter().bytes(patch)
+            XCTAssertFalse(patch.arrayValue!.contains { $0["op"] == "replace" && $0["path"] == "/keywords" }, what)
+            // No kept word's list is sent again.
+            let patchText = String(decoding: text, as: UTF8.self)
+            for w in x where y.contains(w) && w != changed { XCTAssertFalse(patchText.contains("\"\(w)-100000\""), "\(what): \(w)") }
+            // The app's applier gives the same bytes.
+            let old = try TreeJSON.parse(try JSONWriter().bytes(a))
+            XCTAssertEqual(try TreePatch.apply(try TreeJSON.parse(text), to: old).bytes, try JSONWriter().bytes(b), what)
+            if what.hasPrefix("a word in") {
+                // The words after "ceiling" each go out to the temporary member and back, in order.
+                let moves = patch.arrayValue!.filter { $0["op"] == "move" }
+                XCTAssertEqual(moves.count, 2 * x.filter { $0 > "ceiling" }.count)
+                XCTAssertEqual(moves.first, .obj(["op": "move", "from": "/keywords/cordless", "path": "/keywords/~0~0"]))
+                XCTAssertEqual(moves.dropFirst().first, .obj(["op": "move", "from": "/keywords/~0~0", "path": "/keywords/cordless"]))
+            }
+        }
+        // Short values: moving them costs more than the object, which is replaced.
+        let small = JSON.obj(["k": .obj(["b": 1, "c": 2, "d": 3])]), grown = JSON.obj(["k": .obj(["a": 0, "b": 1, "c": 2, "d": 3])])
+        try assertSame(small, grown, "short values")
+        XCTAssertEqual(JSONPatch.diff(small, grown), .array([.obj(["op": "replace", "path": "/k", "value": grown["k"]!])]))
     }
 
     /// An array whose elements are said (the entries of a spliced index): the same operations as scanning it, and
