@@ -167,12 +167,35 @@ public final class FragmentReuse: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Objects whose members a splice placed (the seed indexes' keyword maps, edited for an added product): where
+    /// each one's members lie in the earlier file and in the new one, so that a diff of the two files takes them from
+    /// here instead of scanning tens of MB of ids for the boundaries.
+    public private(set) var objects: [(old: ObjectLayout, new: ObjectLayout)] = []
+
+    func wroteObject(old: ObjectLayout, new: ObjectLayout) {
+        lock.lock(); objects.append((old, new)); lock.unlock()
+    }
+
     /// Ranges of the new file that were rendered, not copied, in file order (to check them against their schema).
     public private(set) var renderedRanges: [(name: String, range: Range<Int>)] = []
 
     func wroteRendered(_ name: String, _ range: Range<Int>) {
         lock.lock(); renderedRanges.append((name, range)); lock.unlock()
     }
+}
+
+/// Where an object's members lie in a text: the offset of its opening brace, and each member's key (the string
+/// literal, quotes included) and value, in order. Written compactly: `{` key `:` value `,` … `}`.
+public struct ObjectLayout: Sendable, Equatable {
+    public var open: Int
+    public var members: [Member]
+    public struct Member: Sendable, Equatable {
+        public var key: Range<Int>, value: Range<Int>
+        public init(key: Range<Int>, value: Range<Int>) { self.key = key; self.value = value }
+    }
+    public init(open: Int, members: [Member]) { self.open = open; self.members = members }
+    /// One past its closing brace.
+    public var end: Int { (members.last?.value.upperBound ?? open + 1) + 1 }
 }
 
 /// The name of a fragment: 256 bits of a cryptographic digest (the caller's fingerprint of what the fragment's bytes

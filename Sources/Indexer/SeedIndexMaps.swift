@@ -31,7 +31,8 @@ extension SeedIndex {
             /// Whether the list holds a dropped id.
             var dropsSome: Bool
         }
-        struct Map { let name: String; var members: [Member] }
+        /// `open`: where its `{` is in `tail`.
+        struct Map { let name: String; var open: Int; var members: [Member] }
         static let names = ["keywords", "categories", "brands"]
 
         /// The earlier maps parsed, with the members that hold dropped ids marked; nil when the text is not as the
@@ -45,8 +46,9 @@ extension SeedIndex {
                     let head = Array("\(k == 0 ? "" : ",")\"\(name)\":{".utf8)
                     guard b.count - p >= head.count, b[p..<(p + head.count)].elementsEqual(head) else { return nil }
                     p += head.count
+                    let open = p - 1
                     guard let members = parseMembers(b, &p) else { return nil }
-                    out.append(Map(name: name, members: members))
+                    out.append(Map(name: name, open: open, members: members))
                 }
                 return p == b.count ? out : nil
             }
@@ -122,29 +124,47 @@ extension SeedIndex {
             let plans: [Plan]
 
             /// Writes the maps (as `write` writes them, after the products array); `copy`: appends a range of the
-            /// earlier maps' text to `out`; `rendered`: where each member made anew is in `out`.
-            func write(to out: JSONStream, copy: (Range<Int>) throws -> Void, rendered: (Range<Int>) -> Void) throws {
+            /// earlier maps' text to `out`; `rendered`: where each member made anew is in `out`. Returns where each
+            /// map's members lie in the earlier maps' text (`tail`) and in `out`.
+            @discardableResult
+            func write(to out: JSONStream, copy: (Range<Int>) throws -> Void, rendered: (Range<Int>) -> Void) throws
+                -> [(old: ObjectLayout, new: ObjectLayout)] {
+                var layouts: [(old: ObjectLayout, new: ObjectLayout)] = []
                 for (map, plan) in zip(maps, plans) {
                     out.key(map.name)
                     out.beginObject()
+                    var placed = ObjectLayout(open: out.count - 1, members: [])
                     // Runs of kept members that lay side by side are copied as one block.
                     var j = 0
                     func copyKept(upTo end: Int) throws {
                         while j < end {
                             var last = j
                             while last + 1 < end && plan.kept[last + 1] == plan.kept[last] + 1 { last += 1 }
-                            try copy(map.members[plan.kept[j]].key.lowerBound..<(map.members[plan.kept[last]].list.upperBound + 1))
+                            let run = map.members[plan.kept[j]].key.lowerBound..<(map.members[plan.kept[last]].list.upperBound + 1)
+                            try copy(run)
+                            let shift = out.count - run.upperBound
+                            for k in plan.kept[j]...plan.kept[last] { placed.members.append(Self.layout(map.members[k], shift: shift)) }
                             j = last + 1
                         }
                     }
                     for m in plan.made {
                         try copyKept(upTo: m.before)
                         out.raw(m.text)
-                        rendered((out.count - m.text.count)..<out.count)
+                        let start = out.count - m.text.count
+                        rendered(start..<out.count)
+                        let keyEnd = m.text.withUnsafeBufferPointer { JSONText.stringEnd($0, from: 0) } ?? 0
+                        placed.members.append(.init(key: start..<(start + keyEnd), value: (start + keyEnd + 1)..<out.count))
                     }
                     try copyKept(upTo: plan.kept.count)
                     out.endObject()
+                    layouts.append((ObjectLayout(open: map.open, members: map.members.map { Self.layout($0, shift: 0) }), placed))
                 }
+                return layouts
+            }
+
+            /// A member's key and value (the list with its brackets), `shift` bytes on.
+            static func layout(_ m: Member, shift: Int) -> ObjectLayout.Member {
+                .init(key: (m.key.lowerBound + shift)..<(m.key.upperBound + shift), value: (m.list.lowerBound - 1 + shift)..<(m.list.upperBound + 1 + shift))
             }
         }
 

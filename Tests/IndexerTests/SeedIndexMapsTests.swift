@@ -55,7 +55,8 @@ final class SeedIndexMapsTests: XCTestCase {
 
     /// The index of `docs` (in the given order) spliced from `earlier` when it can be, else written whole; whether it
     /// was spliced, and what the next round reads.
-    func build(_ docs: [SearchDocument], compact: Bool, earlier: Earlier?) throws -> (bytes: [UInt8], spliced: Bool, copied: Int, next: Earlier) {
+    func build(_ docs: [SearchDocument], compact: Bool, earlier: Earlier?) throws
+        -> (bytes: [UInt8], spliced: Bool, copied: Int, next: Earlier, objects: [(old: ObjectLayout, new: ObjectLayout)]) {
         let reuse = earlier.map { e in
             FragmentReuse(size: e.bytes.count, ranges: e.ranges, order: e.order, read: { offset, into in
                 guard offset + into.count <= e.bytes.count else { return false }
@@ -70,7 +71,7 @@ final class SeedIndexMapsTests: XCTestCase {
         let spliced = try SeedIndex.splice(count: docs.count, document: { docs[$0] }, id: { docs[$0].id }, order: order, version: "v",
                                            generatedAt: "2026-11-25T00:00:00Z", compact: compact, fragments: f, to: out)
         if !spliced { try SeedIndex.write(docs, order: order, version: "v", generatedAt: "2026-11-25T00:00:00Z", compact: compact, fragments: f, to: out) }
-        return (out.bytes, spliced, reuse.copied, Earlier(bytes: out.bytes, ranges: reuse.written, order: reuse.order))
+        return (out.bytes, spliced, reuse.copied, Earlier(bytes: out.bytes, ranges: reuse.written, order: reuse.order), reuse.objects)
     }
 
     func whole(_ docs: [SearchDocument], compact: Bool) throws -> [UInt8] {
@@ -107,8 +108,33 @@ final class SeedIndexMapsTests: XCTestCase {
                             + firstDifference(made.bytes, expected))
                     return
                 }
+                // Where the edited maps' members lie, as the splice says, in the earlier text and in the new one: as a
+                // reading of each text finds them.
+                XCTAssertEqual(made.objects.count, 3, "round \(round)")
+                for ((old, new), name) in zip(made.objects, ["keywords", "categories", "brands"]) {
+                    XCTAssertEqual(old, Self.layout(earlier.bytes, name), "round \(round), compact \(compact), \(name) before")
+                    XCTAssertEqual(new, Self.layout(made.bytes, name), "round \(round), compact \(compact), \(name) after")
+                }
                 earlier = made.next
             }
+        }
+    }
+
+    /// The members of the map `name` (a list of strings each) read from the text, left to right.
+    static func layout(_ bytes: [UInt8], _ name: String) -> ObjectLayout? {
+        let head = Array("\"\(name)\":{".utf8)
+        guard let at = (0...(bytes.count - head.count)).first(where: { bytes[$0..<($0 + head.count)].elementsEqual(head) }) else { return nil }
+        func stringEnd(_ i: Int) -> Int { var j = i + 1; while bytes[j] != 0x22 { j += bytes[j] == 0x5C ? 2 : 1 }; return j + 1 }
+        var o = ObjectLayout(open: at + head.count - 1, members: []), i = o.open + 1
+        if bytes[i] == 0x7D { return o }
+        while true {
+            let keyEnd = stringEnd(i)
+            guard bytes[keyEnd] == 0x3A, bytes[keyEnd + 1] == 0x5B else { return nil }
+            var j = keyEnd + 2
+            while bytes[j] != 0x5D { j = bytes[j] == 0x22 ? stringEnd(j) : j + 1 }
+            o.members.append(.init(key: i..<keyEnd, value: (keyEnd + 1)..<(j + 1)))
+            if bytes[j + 1] == 0x7D { return o }
+            i = j + 2
         }
     }
 

@@ -138,6 +138,8 @@ public enum Build {
         var copiedFragments = 0
         /// Its fragments copied from the earlier version: where each was there and is here.
         var same: [(old: Range<Int>, new: Range<Int>)] = []
+        /// Objects whose members a splice placed: where they are there and here (see `FragmentReuse.objects`).
+        var objects: [(old: ObjectLayout, new: ObjectLayout)] = []
     }
 
     /// The tree in the output folder (`previous` when the build follows the output's own release, else whatever
@@ -155,6 +157,7 @@ public enum Build {
             guard let c = cache[r.path], !c.fragments.isEmpty else { continue }
             var layout = ReleaseFiles.Fragments(oldSha256: c.sha256, old: c.fragments.map(\.range), new: r.fragments.map(\.range))
             layout.same = r.same
+            layout.objects = r.objects
             out[r.path] = layout
         }
         return out
@@ -271,6 +274,7 @@ public enum Build {
                                 r.order = reuse.order
                                 r.copiedFragments = reuse.copied
                                 r.same = reuse.same
+                                r.objects = reuse.objects
                                 return r
                             }
                         } else if let j = try f.content.json() {

@@ -1,5 +1,6 @@
 import Foundation
 import Schemas
+import Indexer
 
 /// `JSONPatch.diff` computed from the two files' bytes instead of their parsed values: a scanner finds the members and
 /// elements of each container without building values, equal byte ranges are skipped whole, and only the values an
@@ -12,13 +13,14 @@ import Schemas
 enum JSONByteDiff {
     /// The patch as a value (tests and tools; the release stage keeps its text, see `patch`).
     static func diff(_ a: [UInt8], _ b: [UInt8], arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []),
-                     same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSON? {
-        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in diff(x, y, arrays: arrays, same: same) } }
+                     same: [(old: Range<Int>, new: Range<Int>)] = [], objects: (old: [ObjectLayout], new: [ObjectLayout]) = ([], [])) -> JSON? {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in diff(x, y, arrays: arrays, same: same, objects: objects) } }
     }
 
     static func diff(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>,
-                     arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSON? {
-        patch(x, y, arrays: arrays, same: same).flatMap { p in p.withBytes { try? JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) } }
+                     arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = [],
+                     objects: (old: [ObjectLayout], new: [ObjectLayout]) = ([], [])) -> JSON? {
+        patch(x, y, arrays: arrays, same: same, objects: objects).flatMap { p in p.withBytes { try? JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) } }
     }
 
     /// `arrays`: where values that are elements of arrays are known to lie in each side (the entries of a file
@@ -28,9 +30,13 @@ enum JSONByteDiff {
     /// without reading them, and a pair that ends both texts alike stands for their common end.
     /// The patch's text: the operations `JSONPatch.diff` gives, as our writer writes them, each value copied from the
     /// new side's text (a replaced 30 MB map is never parsed into values, nor written again).
+    /// `objects`: where the members of objects are known to lie in each side (maps a splice edited, recorded by its
+    /// writer): such an object's members are taken from them, not scanned. An object whose layout does not fit the
+    /// text (braces, quotes, colons and commas where it says) is scanned.
     static func patch(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>,
-                      arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = []) -> JSONStream? {
-        let sa = Scanner(x, elements: arrays.old), sb = Scanner(y, elements: arrays.new)
+                      arrays: (old: [Range<Int>], new: [Range<Int>]) = ([], []), same: [(old: Range<Int>, new: Range<Int>)] = [],
+                      objects: (old: [ObjectLayout], new: [ObjectLayout]) = ([], [])) -> JSONStream? {
+        let sa = Scanner(x, elements: arrays.old, objects: objects.old), sb = Scanner(y, elements: arrays.new, objects: objects.new)
         guard let ra = sa.root(), let rb = sb.root() else { return nil }
         var ops = Operations(new: y)
         // (Pairs inside both texts only: a pair from a layout that does not describe them is of no use.)
@@ -69,9 +75,20 @@ enum JSONByteDiff {
         let bytes: UnsafeBufferPointer<UInt8>
         /// Arrays whose elements are known, by the offset of their opening bracket.
         private(set) var known: [Int: [Range<Int>]] = [:]
+        /// Objects whose members are known: the end of each, by its opening brace; each member by where its key starts,
+        /// with where the next one starts (nil for the last) and its object's end.
+        private(set) var knownObjectEnd: [Int: Int] = [:]
+        private(set) var knownMember: [Int: (key: Range<Int>, value: Range<Int>, next: Int?, objectEnd: Int)] = [:]
 
-        init(_ bytes: UnsafeBufferPointer<UInt8>, elements: [Range<Int>] = []) {
+        init(_ bytes: UnsafeBufferPointer<UInt8>, elements: [Range<Int>] = [], objects: [ObjectLayout] = []) {
             self.bytes = bytes
+            for o in objects where Self.fits(o, bytes) {
+                let end = o.end
+                knownObjectEnd[o.open] = end
+                for (k, m) in o.members.enumerated() {
+                    knownMember[m.key.lowerBound] = (m.key, m.value, k + 1 < o.members.count ? o.members[k + 1].key.lowerBound : nil, end)
+                }
+            }
             // Known ranges in runs of array elements: one comma apart, after an opening bracket, before a closing one.
             let sorted = elements.sorted { $0.lowerBound < $1.lowerBound }
             var k = 0
@@ -86,6 +103,27 @@ enum JSONByteDiff {
                 }
                 k = e + 1
             }
+        }
+
+        /// Whether the text has the object's punctuation where its layout says: its braces, each key a string literal
+        /// followed by a colon and its value, a comma between members (compact text, as the writer makes it).
+        static func fits(_ o: ObjectLayout, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            let n = bytes.count
+            guard o.open >= 0, o.open + 1 < n, bytes[o.open] == 0x7B else { return false }
+            guard !o.members.isEmpty else { return bytes[o.open + 1] == 0x7D }
+            var at = o.open + 1
+            for (k, m) in o.members.enumerated() {
+                guard m.key.lowerBound == at, m.key.count >= 2, m.key.upperBound < n, bytes[m.key.lowerBound] == 0x22,
+                      bytes[m.key.upperBound - 1] == 0x22, bytes[m.key.upperBound] == 0x3A, m.value.lowerBound == m.key.upperBound + 1,
+                      !m.value.isEmpty, m.value.upperBound < n else { return false }
+                if k + 1 < o.members.count {
+                    guard bytes[m.value.upperBound] == 0x2C else { return false }
+                    at = m.value.upperBound + 1
+                } else {
+                    guard bytes[m.value.upperBound] == 0x7D else { return false }
+                }
+            }
+            return true
         }
 
         func skipSpace(_ i: Int) -> Int {
@@ -118,6 +156,7 @@ enum JSONByteDiff {
             switch bytes[i] {
             case 0x22: return stringEnd(i)
             case 0x5B where known[i] != nil: return known[i]!.last!.upperBound + 1
+            case 0x7B where knownObjectEnd[i] != nil: return knownObjectEnd[i]!
             case 0x7B, 0x5B:
                 var depth = 0, j = i
                 while j < bytes.count {
@@ -161,6 +200,7 @@ enum JSONByteDiff {
         /// the last); `.none` when the text is not a member there. `i` at the closing brace of an empty object: `(nil, nil)`.
         func member(at i: Int, in r: Range<Int>) -> (member: (key: Range<Int>, value: Range<Int>)?, next: Int?)? {
             if i == r.upperBound - 1 && bytes[i] == 0x7D { return (nil, nil) }
+            if let m = knownMember[i], m.objectEnd == r.upperBound { return ((m.key, m.value), m.next) }
             guard let ke = stringEnd(i), ke < r.upperBound else { return nil }
             var j = skipSpace(ke)
             guard j < r.upperBound, bytes[j] == 0x3A else { return nil }
@@ -171,26 +211,6 @@ enum JSONByteDiff {
             if bytes[k] == 0x7D { return k == r.upperBound - 1 ? ((i..<ke, j..<ve), nil) : nil }
             guard bytes[k] == 0x2C else { return nil }
             return ((i..<ke, j..<ve), skipSpace(k + 1))
-        }
-
-        /// The members of the object at `r` (key text range, value range), or nil.
-        func members(_ r: Range<Int>) -> [(key: Range<Int>, value: Range<Int>)]? {
-            var out: [(key: Range<Int>, value: Range<Int>)] = []
-            var i = skipSpace(r.lowerBound + 1)
-            if bytes[i] == 0x7D { return i == r.upperBound - 1 ? out : nil }
-            while true {
-                guard let ke = stringEnd(i), ke < r.upperBound else { return nil }
-                var j = skipSpace(ke)
-                guard j < r.upperBound, bytes[j] == 0x3A else { return nil }
-                j = skipSpace(j + 1)
-                guard let ve = valueEnd(j), ve < r.upperBound else { return nil }
-                out.append((i..<ke, j..<ve))
-                i = skipSpace(ve)
-                guard i < r.upperBound else { return nil }
-                if bytes[i] == 0x7D { return i == r.upperBound - 1 ? out : nil }
-                guard bytes[i] == 0x2C else { return nil }
-                i = skipSpace(i + 1)
-            }
         }
 
         /// The size of the value at `r` as compact text (what the value diff weighs), counted only up to a little past

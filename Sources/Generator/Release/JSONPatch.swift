@@ -16,7 +16,9 @@ public enum JSONPatch {
     static func same(_ a: JSON, _ b: JSON) -> Bool { a.compactText == b.compactText }
 
     static func escape(_ key: String) -> String {
-        key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        // (Most keys have neither character: returned as they are, without Foundation's search.)
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
+        return key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 
     private static func diff(_ a: JSON, _ b: JSON, _ path: String, _ ops: inout [JSON]) {

@@ -1,5 +1,6 @@
 import Foundation
 import Schemas
+import Indexer
 
 /// Builds the release files of a new version: carried-over indexes of the last K releases,
 /// a delta from each of them, the new file index and the update manifest.
@@ -34,6 +35,9 @@ enum ReleaseFiles {
     struct Fragments {
         var oldSha256: String; var old: [Range<Int>]; var new: [Range<Int>]
         var same: [(old: Range<Int>, new: Range<Int>)] = []
+        /// Objects whose members the new version's writer placed (a seed index's keyword maps, edited): where their
+        /// members lie in both versions, so the diff need not scan them.
+        var objects: [(old: ObjectLayout, new: ObjectLayout)] = []
 
         /// Whether the new version is the previous one with a few entries changed: all but at most 256 fragments copied,
         /// the last one (a seed index's keyword maps) among them. Its patch is then small whatever the file's size.
@@ -121,7 +125,8 @@ enum ReleaseFiles {
                     found[i] = Result {
                         guard let old = try previous.mappedIfPresent(changed[i].path), let new = newBytes(changed[i].path) else { return nil }
                         let known = (old: layout?.old ?? [], new: f?.new ?? [])
-                        return JSONByteDiff.patch(old.buffer, new.buffer, arrays: known, same: layout?.same ?? [])
+                        return JSONByteDiff.patch(old.buffer, new.buffer, arrays: known, same: layout?.same ?? [],
+                                                  objects: (old: layout?.objects.map(\.old) ?? [], new: layout?.objects.map(\.new) ?? []))
                             ?? valueDiff(Array(old.buffer), Array(new.buffer))
                     }
                 }

@@ -3,6 +3,7 @@ import XCTest
 @testable import Generator
 import Schemas
 import TreeClient
+import Indexer
 
 /// The byte diff must give exactly the operations of the value diff (`JSONPatch.diff`), for compact and pretty text,
 /// and its patch must turn the old document into the new one's bytes.
@@ -125,6 +126,60 @@ final class JSONByteDiffTests: XCTestCase {
         let small = JSON.obj(["k": .obj(["b": 1, "c": 2, "d": 3])]), grown = JSON.obj(["k": .obj(["a": 0, "b": 1, "c": 2, "d": 3])])
         try assertSame(small, grown, "short values")
         XCTAssertEqual(JSONPatch.diff(small, grown), .array([.obj(["op": "replace", "path": "/k", "value": grown["k"]!])]))
+    }
+
+    /// Objects whose members are said (the keyword maps a splice edited): the same operations as scanning them; a
+    /// layout that does not fit the text is ignored; and one that fits is taken as said (two members told as one
+    /// show in the patch), so the members are not scanned.
+    func testObjectsWithKnownMembers() throws {
+        /// `{"version":N,"keywords":{…},"brands":{…}}` and where the two maps' members lie in it.
+        func written(_ version: Int, _ keywords: [(String, [String])]) throws -> ([UInt8], [ObjectLayout]) {
+            var bytes = Array(#"{"version":\#(version)"#.utf8), layouts: [ObjectLayout] = []
+            for (name, members) in [("keywords", keywords), ("brands", [("acme", ["1", "2"])])] {
+                bytes += Array(#","\#(name)":"#.utf8)
+                var o = ObjectLayout(open: bytes.count, members: [])
+                bytes.append(UInt8(ascii: "{"))
+                for (k, (key, ids)) in members.enumerated() {
+                    if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                    let keyText = try JSONWriter().bytes(.string(key)), value = try JSONWriter().bytes(.strings(ids))
+                    let start = bytes.count
+                    bytes += keyText + [UInt8(ascii: ":")] + value
+                    o.members.append(.init(key: start..<(start + keyText.count), value: (start + keyText.count + 1)..<bytes.count))
+                }
+                bytes.append(UInt8(ascii: "}"))
+                layouts.append(o)
+            }
+            return (bytes + [UInt8(ascii: "}")], layouts)
+        }
+        func ids(_ w: String) -> [String] { (0..<60).map { "\(w)-\($0 * 13)" } }
+        let before = ["drill", "saw", "bit", "blade", "kit", "pro"].map { ($0, ids($0)) }
+        var after = before
+        after.insert(("cordless", ["new-1"]), at: 2)          // a new word in the middle
+        after[4].1.append("new-1")                            // a list that gains the new product
+        after.remove(at: 6)                                   // a word gone
+        let (x, lx) = try written(1, before), (y, ly) = try written(2, after)
+        let expected = JSONPatch.diff(try JSONReader.parse(x), try JSONReader.parse(y))
+        XCTAssertTrue(expected.arrayValue!.contains { $0["op"] == "move" }, "\(expected)")
+        XCTAssertEqual(JSONByteDiff.diff(x, y, objects: (lx, ly)), expected)
+        XCTAssertEqual(JSONByteDiff.diff(x, y, objects: (lx, [])), expected, "one side known")
+        // Layouts that do not fit: a member off by a byte, one left out, the brace misplaced.
+        var shifted = ly, short = ly, misplaced = lx
+        shifted[0].members[3].key = (shifted[0].members[3].key.lowerBound + 1)..<shifted[0].members[3].key.upperBound
+        short[0].members.removeLast()
+        misplaced[0].open += 1
+        XCTAssertFalse(y.withUnsafeBufferPointer { JSONByteDiff.Scanner.fits(shifted[0], $0) })
+        XCTAssertFalse(y.withUnsafeBufferPointer { JSONByteDiff.Scanner.fits(short[0], $0) })
+        XCTAssertFalse(x.withUnsafeBufferPointer { JSONByteDiff.Scanner.fits(misplaced[0], $0) })
+        for (what, o, n) in [("shifted", lx, shifted), ("short", lx, short), ("misplaced", misplaced, ly)] {
+            XCTAssertEqual(JSONByteDiff.diff(x, y, objects: (o, n)), expected, what)
+        }
+        // Two members told as one ("saw" taking "cordless" in): it fits, and the patch shows it was taken as said.
+        var merged = ly
+        let saw = merged[0].members[1], cordless = merged[0].members[2]
+        merged[0].members[1] = .init(key: saw.key, value: saw.value.lowerBound..<cordless.value.upperBound)
+        merged[0].members.remove(at: 2)
+        XCTAssertTrue(y.withUnsafeBufferPointer { JSONByteDiff.Scanner.fits(merged[0], $0) })
+        XCTAssertNotEqual(JSONByteDiff.diff(x, y, objects: (lx, merged)), expected)
     }
 
     /// An array whose elements are said (the entries of a spliced index): the same operations as scanning it, and
