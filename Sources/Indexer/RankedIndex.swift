@@ -81,58 +81,27 @@ public struct RankedIndexBuilder: Sendable {
     /// no longer needs as it goes (chunk lists once merged, postings once scored, scores once written), so a
     /// million documents never hold their postings in three forms at once.
     /// The term stage: term shards and vocabulary files (see `Terms`).
-    /// `earlier`: the terms an earlier build counted (`Terms.counted`), and `earlierDocument(i)`: the document of those
-    /// whose text document `i` has (same fields, same weights), if any: its counts are taken, not made again. With
-    /// `counting`, the result carries every document's counts for a later build.
-    public func terms(_ docs: Source, folder: String, threads: Int = 1, earlier: CountedTerms? = nil,
-                      earlierDocument: (Int) -> Int? = { _ in nil }, counting: Bool = false) throws -> Terms {
+    public func terms(_ docs: Source, folder: String, threads: Int = 1) throws -> Terms {
         let s = settings
-        let earlier = earlier?.isWellFormed == true ? earlier : nil
         // Weighted term frequencies per document, in parallel chunks; each chunk gathers its own term → postings
         // map, merged in chunk order, so every list is in document order whatever the thread count.
         // Terms are numbered per chunk (each distinct term hashed once per chunk, each ASCII token analysed once), and
         // a document's frequencies are summed in a scratch array by term number.
         var parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> ChunkTerms in
             var chunk = ChunkTerms()
-            chunk.counting = counting
             chunk.lengths.reserveCapacity(range.count)
-            for i in range {
-                if let earlier, let e = earlierDocument(i), e >= 0, e < earlier.count { chunk.add(counted: earlier, e, number: i) }
-                else { chunk.add(docs.document(i), number: i) }
-            }
+            for i in range { chunk.add(docs.document(i), number: i) }
             return chunk
         }
         let lengths = parts.flatMap(\.lengths)
         // The chunks' lists joined in chunk order: every list is in document order whatever the thread count.
-        // (Each chunk is released once merged; a term's first list is kept as it is, not copied.) Counting, each
-        // chunk's documents' terms are renumbered by the whole index's vocabulary.
+        // (Each chunk is released once merged; a term's first list is kept as it is, not copied.)
         var postings: [String: [(Int, Double)]] = [:]
-        var counted = CountedTerms(), numbers: [String: Int32] = [:]
-        if counting {
-            counted.lengths = lengths
-            counted.starts.reserveCapacity(docs.count + 1)
-            let total = parts.reduce(0) { $0 + $1.documentTerms.count }
-            counted.terms.reserveCapacity(total); counted.frequencies.reserveCapacity(total)
-        }
         for c in parts.indices {
             let p = parts[c]
             parts[c] = ChunkTerms()
-            var global: [Int32] = []
-            if counting { global.reserveCapacity(p.words.count) }
             for (k, w) in p.words.enumerated() {
                 if postings[w] == nil { postings[w] = p.lists[k] } else { postings[w]! += p.lists[k] }
-                if counting {
-                    if let g = numbers[w] { global.append(g) } else {
-                        let g = Int32(counted.vocabulary.count)
-                        numbers[w] = g; counted.vocabulary.append(w); global.append(g)
-                    }
-                }
-            }
-            if counting {
-                let base = Int32(counted.terms.count)
-                for start in p.documentStarts.dropFirst() { counted.starts.append(base + start) }
-                for t in p.documentTerms { counted.terms.append(global[Int(t)]) }
-                counted.frequencies += p.documentFrequencies
             }
         }
         let n = Double(docs.count)
@@ -199,42 +168,7 @@ public struct RankedIndexBuilder: Sendable {
             files.append((path, text))
             vocab.append(.obj(["length": .int(len), "path": .string(path)]))
         }
-        var out = Terms(files: files, count: scored.count, shards: .array(shardEntries), vocabulary: .array(vocab))
-        out.counted = counting ? counted : nil
-        return out
-    }
-
-    /// Every document's weighted term frequencies and length, as the term stage counted them (what its scores are
-    /// made from), in document order: kept by a caller between builds (`terms(_:folder:threads:earlier:…)`), so that a
-    /// document whose text has not changed is not analysed again. Frequencies are kept to a millionth, as postings
-    /// hold them.
-    public struct CountedTerms: Sendable, Equatable {
-        /// The terms, numbered.
-        public var vocabulary: [String] = []
-        /// Document `k`'s terms are `terms[starts[k]..<starts[k + 1]]` (numbers in `vocabulary`), each with its
-        /// frequency in millionths at the same place of `frequencies`.
-        public var starts: [Int32] = [0]
-        public var terms: [Int32] = []
-        public var frequencies: [Int64] = []
-        /// Each document's length (the sum of its field weights times their terms).
-        public var lengths: [Double] = []
-        public init() {}
-
-        public var count: Int { lengths.count }
-
-        /// Whether every number is in range (a list read back from a file is used only if it is): `starts` rising
-        /// from 0 to the end of `terms`, one per document and one more; each term a number of the vocabulary, its
-        /// frequency above 0; each length finite and not below 0.
-        public var isWellFormed: Bool {
-            guard starts.count == lengths.count + 1, starts.first == 0, Int(starts.last!) == terms.count,
-                  frequencies.count == terms.count else { return false }
-            for k in 1..<starts.count where starts[k] < starts[k - 1] { return false }
-            let v = Int32(vocabulary.count)
-            for t in terms where t < 0 || t >= v { return false }
-            for f in frequencies where f <= 0 { return false }
-            for l in lengths where !(l.isFinite && l >= 0) { return false }
-            return true
-        }
+        return Terms(files: files, count: scored.count, shards: .array(shardEntries), vocabulary: .array(vocab))
     }
 
     /// The term shards and vocabulary files, and what the meta file says of them: made from the documents' text
@@ -246,8 +180,6 @@ public struct RankedIndexBuilder: Sendable {
         public var count: Int
         /// The meta file's `termShards` and `vocabulary`.
         public var shards: JSON, vocabulary: JSON
-        /// Every document's counts, when they were asked for (`terms(…counting:)`).
-        public var counted: CountedTerms?
 
         /// The terms an earlier meta file of this builder lists; nil when it does not list them as this builder writes.
         public init?(meta: JSON) {
@@ -349,11 +281,6 @@ public struct RankedIndexBuilder: Sendable {
     struct ChunkTerms {
         var numbers: [String: Int32] = [:], words: [String] = [], lists: [[(Int, Double)]] = []
         var lengths: [Double] = []
-        /// Counting (`CountedTerms`): each document's terms (numbers of this chunk) and frequencies, in millionths.
-        var counting = false
-        var documentStarts: [Int32] = [0], documentTerms: [Int32] = [], documentFrequencies: [Int64] = []
-        /// The chunk's number of each term of the earlier counts met so far (-1: not yet).
-        private var earlierNumbers: [Int32] = []
         private var tf: [Double] = [], mark: [Int] = []
         private var tokens = TokenTable<[Int32]>()
         private var touched: [Int32] = []
@@ -391,29 +318,8 @@ public struct RankedIndexBuilder: Sendable {
                 }
             }
             // tf kept to a millionth, so scores never depend on the order weights were summed in.
-            for t in touched {
-                let millionths = Int(tf[Int(t)] * 1_000_000)
-                lists[Int(t)].append((i, Double(millionths) / 1_000_000))
-                if counting { documentTerms.append(t); documentFrequencies.append(Int64(millionths)) }
-            }
-            if counting { documentStarts.append(Int32(documentTerms.count)) }
+            for t in touched { lists[Int(t)].append((i, Double(Int(tf[Int(t)] * 1_000_000)) / 1_000_000)) }
             lengths.append(len)
-        }
-
-        /// Document `i`'s frequencies taken from document `e` of earlier counts (the same text): the postings `add`
-        /// would append, without analysing it.
-        mutating func add(counted earlier: CountedTerms, _ e: Int, number i: Int) {
-            if earlierNumbers.isEmpty { earlierNumbers = [Int32](repeating: -1, count: earlier.vocabulary.count) }
-            for k in Int(earlier.starts[e])..<Int(earlier.starts[e + 1]) {
-                let g = Int(earlier.terms[k])
-                var t = earlierNumbers[g]
-                if t < 0 { t = number(earlier.vocabulary[g]); earlierNumbers[g] = t }
-                let millionths = earlier.frequencies[k]
-                lists[Int(t)].append((i, Double(millionths) / 1_000_000))
-                if counting { documentTerms.append(t); documentFrequencies.append(millionths) }
-            }
-            if counting { documentStarts.append(Int32(documentTerms.count)) }
-            lengths.append(earlier.lengths[e])
         }
     }
 
