@@ -50,16 +50,21 @@ enum Parallel {
         forEach(Array(0..<chunks), threads: threads) { c in body((c * n / chunks)..<((c + 1) * n / chunks)) }
     }
 
+    /// `f` of the two halves of 0..<n (the first `n / 2` indices, then the rest), side by side on two threads.
+    static func halves<T>(_ n: Int, _ f: (Range<Int>) -> T) -> (T, T) {
+        var parts = [T?](repeating: nil, count: 2)
+        parts.withUnsafeMutableBufferPointer { parts in
+            forEach([0, 1], threads: 2) { k in parts[k] = f(k == 0 ? 0..<(n / 2) : (n / 2)..<n) }
+        }
+        return (parts[0]!, parts[1]!)
+    }
+
     /// `items` in the order `precedes` gives (a strict total order: the result is the one a sort on one core gives),
     /// sorted in two halves side by side, then merged.
     static func sorted<T>(_ items: [T], threads: Int, by precedes: (T, T) -> Bool) -> [T] {
         let n = items.count
         if threads <= 1 || n < 8192 { return items.sorted(by: precedes) }
-        var halves: [[T]] = [[], []]
-        halves.withUnsafeMutableBufferPointer { halves in
-            forEach([0, 1], threads: 2) { k in halves[k] = items[(k == 0 ? 0 : n / 2)..<(k == 0 ? n / 2 : n)].sorted(by: precedes) }
-        }
-        let (a, b) = (halves[0], halves[1])
+        let (a, b) = halves(n) { items[$0].sorted(by: precedes) }
         var out: [T] = []
         out.reserveCapacity(n)
         var i = 0, j = 0

@@ -254,18 +254,14 @@ enum ReleaseFiles {
         }
         if threads > 1 && listed.count >= Self.indexInHalvesFrom {
             // Two halves side by side, each its own list; their entries put into the index as two runs.
-            let half = listed.count / 2
-            var parts: [[UInt8]] = [[], []]
-            parts.withUnsafeMutableBufferPointer { parts in
-                Parallel.forEach([0, 1], threads: 2) { k in
-                    let text = JSONStream(capacity: 64 + half * 160)
-                    text.beginArray()
-                    write(k == 0 ? listed[..<half] : listed[half...], to: text)
-                    text.endArray()
-                    parts[k] = text.withBytes { [UInt8]($0.dropFirst().dropLast()) }
-                }
+            let (first, second) = Parallel.halves(listed.count) { r -> [UInt8] in
+                let text = JSONStream(capacity: 64 + r.count * 160)
+                text.beginArray()
+                write(listed[r], to: text)
+                text.endArray()
+                return text.withBytes { [UInt8]($0.dropFirst().dropLast()) }
             }
-            for part in parts { index.raw(part) }
+            index.raw(first); index.raw(second)
         } else {
             write(listed[...], to: index)
         }

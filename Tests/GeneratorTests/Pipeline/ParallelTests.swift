@@ -36,4 +36,15 @@ final class ParallelTests: XCTestCase {
             for threads in [1, 2] { XCTAssertEqual(Parallel.sorted(items, threads: threads, by: precedes).map(\.id), expected, "\(n) on \(threads)") }
         }
     }
+
+    /// `halves` covers 0..<n with two contiguous ranges, the first one first, the larger half second when n is odd.
+    func testHalvesCoverEveryIndexOnce() {
+        for n in [0, 1, 2, 7, 10_000] {
+            let (a, b) = Parallel.halves(n) { $0 }
+            XCTAssertEqual(a, 0..<(n / 2), "\(n)")
+            XCTAssertEqual(b, (n / 2)..<n, "\(n)")
+            let (x, y) = Parallel.halves(n) { r in r.map { $0 * 2 } }
+            XCTAssertEqual(x + y, (0..<n).map { $0 * 2 }, "\(n)")
+        }
+    }
 }
