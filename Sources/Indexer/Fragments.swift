@@ -192,10 +192,14 @@ public struct ObjectLayout: Sendable, Equatable {
     public struct Member: Sendable, Equatable {
         public var key: Range<Int>, value: Range<Int>
         public init(key: Range<Int>, value: Range<Int>) { self.key = key; self.value = value }
+        /// The same member `d` bytes further on.
+        public func shifted(by d: Int) -> Member { Member(key: (key.lowerBound + d)..<(key.upperBound + d), value: (value.lowerBound + d)..<(value.upperBound + d)) }
     }
     public init(open: Int, members: [Member]) { self.open = open; self.members = members }
     /// One past its closing brace.
     public var end: Int { (members.last?.value.upperBound ?? open + 1) + 1 }
+    /// The same object `d` bytes further on.
+    public func shifted(by d: Int) -> ObjectLayout { ObjectLayout(open: open + d, members: members.map { $0.shifted(by: d) }) }
 }
 
 /// The name of a fragment: 256 bits of a cryptographic digest (the caller's fingerprint of what the fragment's bytes

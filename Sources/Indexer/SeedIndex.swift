@@ -182,13 +182,7 @@ public enum SeedIndex {
             let layouts = try mapWriter.write(to: out, copy: { r in try f.reuse.copyEarlier((earlier.lowerBound + r.lowerBound)..<(earlier.lowerBound + r.upperBound), to: out) },
                                               rendered: { f.reuse.wroteRendered(memberFragment, $0) })
             // (The earlier maps' places, from the earlier file's start.)
-            for (old, new) in layouts {
-                let shifted = ObjectLayout(open: old.open + earlier.lowerBound, members: old.members.map {
-                    .init(key: ($0.key.lowerBound + earlier.lowerBound)..<($0.key.upperBound + earlier.lowerBound),
-                          value: ($0.value.lowerBound + earlier.lowerBound)..<($0.value.upperBound + earlier.lowerBound))
-                })
-                f.reuse.wroteObject(old: shifted, new: new)
-            }
+            for (old, new) in layouts { f.reuse.wroteObject(old: old.shifted(by: earlier.lowerBound), new: new) }
             f.reuse.wrote(f.tailKey, tailStart..<out.count, copied: false)
         } else {
             guard let n = try f.reuse.copy(f.tailKey, to: out) else { throw FragmentReuse.Unreadable() }

@@ -126,7 +126,6 @@ extension SeedIndex {
             /// Writes the maps (as `write` writes them, after the products array); `copy`: appends a range of the
             /// earlier maps' text to `out`; `rendered`: where each member made anew is in `out`. Returns where each
             /// map's members lie in the earlier maps' text (`tail`) and in `out`.
-            @discardableResult
             func write(to out: JSONStream, copy: (Range<Int>) throws -> Void, rendered: (Range<Int>) -> Void) throws
                 -> [(old: ObjectLayout, new: ObjectLayout)] {
                 var layouts: [(old: ObjectLayout, new: ObjectLayout)] = []
@@ -143,7 +142,7 @@ extension SeedIndex {
                             let run = map.members[plan.kept[j]].key.lowerBound..<(map.members[plan.kept[last]].list.upperBound + 1)
                             try copy(run)
                             let shift = out.count - run.upperBound
-                            for k in plan.kept[j]...plan.kept[last] { placed.members.append(Self.layout(map.members[k], shift: shift)) }
+                            for k in plan.kept[j]...plan.kept[last] { placed.members.append(Self.layout(map.members[k]).shifted(by: shift)) }
                             j = last + 1
                         }
                     }
@@ -157,15 +156,13 @@ extension SeedIndex {
                     }
                     try copyKept(upTo: plan.kept.count)
                     out.endObject()
-                    layouts.append((ObjectLayout(open: map.open, members: map.members.map { Self.layout($0, shift: 0) }), placed))
+                    layouts.append((ObjectLayout(open: map.open, members: map.members.map { Self.layout($0) }), placed))
                 }
                 return layouts
             }
 
-            /// A member's key and value (the list with its brackets), `shift` bytes on.
-            static func layout(_ m: Member, shift: Int) -> ObjectLayout.Member {
-                .init(key: (m.key.lowerBound + shift)..<(m.key.upperBound + shift), value: (m.list.lowerBound - 1 + shift)..<(m.list.upperBound + 1 + shift))
-            }
+            /// A member's key and value (the list with its brackets).
+            static func layout(_ m: Member) -> ObjectLayout.Member { .init(key: m.key, value: (m.list.lowerBound - 1)..<(m.list.upperBound + 1)) }
         }
 
         /// A member made anew: its text, key, and the first position in its list (the writer orders members by that,

@@ -290,7 +290,8 @@ enum JSONByteDiff {
                 var reorder: JSONPatch.Reorder?
                 if !moved.isEmpty {
                     let r = JSONPatch.Reorder(path: path, avoiding: Set(xKeys.map(name) + yKeys.map(name) + moved))
-                    if r.cost(moved) >= b.compactSize(y, upTo: r.cost(moved)) { return replace(path, y, &ops) }
+                    let cost = r.cost(moved)
+                    if cost >= b.compactSize(y, upTo: cost) { return replace(path, y, &ops) }
                     reorder = r
                 }
                 for k in xKeys where yIndex[k] == nil { ops.remove(path + "/" + JSONPatch.escape(name(k))) }

@@ -32,13 +32,13 @@ public enum JSONPatch {
             guard y.keys.filter({ xKeys.contains($0) }) == kept else { return ops.append(replace(path, b)) }
             let lead = y.keys.prefix { xKeys.contains($0) }.count
             let moved = y.keys.dropFirst(lead).filter { xKeys.contains($0) }
-            let reorder = Reorder(path: path, avoiding: xKeys.union(yKeys))
-            if !moved.isEmpty, reorder.cost(moved) >= b.compactText.utf8.count { return ops.append(replace(path, b)) }
+            let reorder = moved.isEmpty ? nil : Reorder(path: path, avoiding: xKeys.union(yKeys))
+            if let reorder, reorder.cost(moved) >= b.compactText.utf8.count { return ops.append(replace(path, b)) }
             for k in x.keys where !yKeys.contains(k) { ops.append(.obj(["op": "remove", "path": .string(path + "/" + escape(k))])) }
             for k in kept where !same(x[k]!, y[k]!) { diff(x[k]!, y[k]!, path + "/" + escape(k), &ops) }
             for m in y.members.dropFirst(lead) {
                 if xKeys.contains(m.key) {
-                    for (from, to) in reorder.moves(m.key) { ops.append(.obj(["op": "move", "from": .string(from), "path": .string(to)])) }
+                    for (from, to) in reorder!.moves(m.key) { ops.append(.obj(["op": "move", "from": .string(from), "path": .string(to)])) }
                 } else {
                     ops.append(.obj(["op": "add", "path": .string(path + "/" + escape(m.key)), "value": m.value]))
                 }
