@@ -109,8 +109,9 @@ final class BuildRun {
             var usage = rusage()
             getrusage(RUSAGE_SELF.rawValue, &usage)
             let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-            FileHandle.standardError.write(Data(String(format: "  [trace] after %@: %.2f s wall, %.2f s CPU, peak memory %d MB, now %d MB\n",
-                                                       name, wall, cpu - cpuBefore, usage.ru_maxrss / 1024, TraceClock.residentMB()).utf8))
+            FileHandle.standardError.write(Data(String(format: "  [trace] after %@: %.2f s wall, %.2f s CPU, peak memory %d MB, now %d MB (%d MB in huge pages)\n",
+                                                       name, wall, cpu - cpuBefore, usage.ru_maxrss / 1024, TraceClock.residentMB(),
+                                                       TraceClock.hugePagesMB()).utf8))
             cpuBefore = cpu
         }
     }

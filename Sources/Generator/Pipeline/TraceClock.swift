@@ -24,4 +24,12 @@ struct TraceClock {
         guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
     }
+
+    /// Memory in transparent huge pages now (`AnonHugePages` of /proc/self/smaps_rollup), in MB; 0 where there is none.
+    static func hugePagesMB() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/smaps_rollup", encoding: .ascii),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("AnonHugePages:") }),
+              let kb = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+        return kb / 1024
+    }
 }
