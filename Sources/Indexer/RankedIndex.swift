@@ -223,7 +223,7 @@ public struct RankedIndexBuilder: Sendable {
             store.append(.obj(["first": .int(r.lowerBound), "path": .string(path)]))
         }
         let meta: JSON = .obj([
-            "format": 1,
+            "format": 2,
             "documents": .int(docs.count),
             "terms": .int(t.count),
             "ranking": .obj(["model": "BM25F", "k1": .double(s.k1), "b": .double(s.b), "scoreScale": .double(s.scale),
@@ -267,10 +267,13 @@ public struct RankedIndexBuilder: Sendable {
         return shards
     }
 
-    /// The text of the result-store shard of documents `r` (its file is named by a hash of it: `contentName`).
+    /// The text of the result-store shard of documents `r` (its file is named by a hash of it: `contentName`). It does
+    /// not say where it starts (the meta file does): a shard of the same stored objects keeps its name when documents
+    /// before it are added or removed, so a release that adds one product re-makes the shards around it, not every
+    /// shard after it (format 2; format 1 had `first` in each shard).
     public func storeText(_ docs: Source, _ r: Range<Int>) throws -> [UInt8] {
         let t = JSONStream(capacity: r.count * 256)
-        t.beginObject(); t.key("first"); t.int(r.lowerBound); t.key("documents"); t.beginArray()
+        t.beginObject(); t.key("documents"); t.beginArray()
         for i in r { try docs.writeStored(i, t) }
         t.endArray(); t.endObject()
         return t.bytes

@@ -234,9 +234,10 @@ async function run(query, limit, offset, complete) {
   const page = ranked.slice(offset, offset + limit);
   // The result store: only the shards holding this page (the last shard starting at or before each document).
   const shardOf = (doc) => m.store.shards.findLast((s) => s.first <= doc);
-  const shards = await Promise.all(page.map((r) => shardOf(r.doc)).map((s) => s && file(s.path)));
-  // (A document no store shard holds is left out, as the reference does.)
-  const results = page.flatMap((r, k) => shards[k] ? [{ document: r.doc, score: r.score, item: shards[k].documents[r.doc - shards[k].first] }] : []);
+  const entries = page.map((r) => shardOf(r.doc));
+  const shards = await Promise.all(entries.map((s) => s && file(s.path)));
+  // (A document no store shard holds is left out, as the reference does. Where a shard starts is in meta.json only.)
+  const results = page.flatMap((r, k) => shards[k] ? [{ document: r.doc, score: r.score, item: shards[k].documents[r.doc - entries[k].first] }] : []);
   return { total: ranked.length, results };
 }
 

@@ -66,7 +66,7 @@ final class RankedSearchOracleTests: XCTestCase {
         var ids: [Int: String] = [:]
         for shard in meta["store"]?["shards"]?.arrayValue ?? [] {
             let s = try json(XCTUnwrap(shard["path"]?.stringValue))
-            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { ids[s["first"]!.intValue! + i] = d["id"]?.stringValue }
+            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { ids[shard["first"]!.intValue! + i] = d["id"]?.stringValue }
         }
         XCTAssertEqual(Set(ids.values), Set(Self.products.map(\.0)))
         var stored: [String: [String: Int]] = [:]

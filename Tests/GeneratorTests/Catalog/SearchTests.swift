@@ -66,7 +66,7 @@ final class SearchTests: XCTestCase {
         var position: [String: Int] = [:]
         for shard in meta["store"]?["shards"]?.arrayValue ?? [] {
             let s = try JSONReader.parse(Data(contentsOf: Self.tree.appendingPathComponent(shard["path"]!.stringValue!)))
-            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { position[d["id"]!.stringValue!] = s["first"]!.intValue! + i }
+            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { position[d["id"]!.stringValue!] = shard["first"]!.intValue! + i }
         }
         XCTAssertEqual(position.count, products.count)
         let fullClient = SeedIndex.Client(full), compactClient = SeedIndex.Client(compact)

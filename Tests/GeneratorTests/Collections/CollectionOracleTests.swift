@@ -151,7 +151,7 @@ final class CollectionOracleTests: XCTestCase {
         var ids: [Int: String] = [:]
         for shard in meta["store"]?["shards"]?.arrayValue ?? [] {
             let s = try file(shard["path"]!.stringValue!)
-            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { ids[s["first"]!.intValue! + i] = d["id"]?.stringValue }
+            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { ids[shard["first"]!.intValue! + i] = d["id"]?.stringValue }
         }
         var stored: [String: [String: Int]] = [:]
         for shard in meta["termShards"]?.arrayValue ?? [] {

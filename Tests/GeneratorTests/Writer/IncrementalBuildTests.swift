@@ -268,6 +268,48 @@ final class IncrementalBuildTests: XCTestCase {
         }
     }
 
+    /// A product added early in the search order: the result-store shards after the few around it keep their names
+    /// (they do not say where they start: meta.json does), so a release re-makes and apps download only those; each
+    /// shard's documents are where meta.json says, and the tree is the full build's.
+    func testAProductAddedKeepsTheResultStoreShardsAfterIt() throws {
+        var (catalog, input, inc, full) = try firstRelease("store-added", count: 1500)
+        func shards(_ tree: URL) throws -> [(first: Int, path: String)] {
+            let meta = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent("search/meta.json")))
+            return try XCTUnwrap(meta["store"]?["shards"]?.arrayValue).map { ($0["first"]!.intValue!, $0["path"]!.stringValue!) }
+        }
+        let before = try shards(inc)
+        XCTAssertGreaterThan(before.count, 5)
+        // A copy of a product of the first shard (same brand and category: its neighbours in the search order).
+        let firstShard = try JSONReader.parse(Data(contentsOf: inc.appendingPathComponent(before[0].path)))
+        let neighbour = try XCTUnwrap(firstShard["documents"]?[0]?["id"]?.stringValue)
+        var added = try XCTUnwrap(catalog.products.first { "\($0["itemId"]!)" == neighbour })
+        added["itemId"] = "added-early"
+        catalog.products.insert(added, at: 700)
+        try catalog.write(to: input)
+        let (a, _) = try incrementalAndFull(input, inc, full, day: 1)
+        XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full))
+        let after = try shards(inc)
+        // Every shard after the last one that changed is the same file as before, at a place one later.
+        let old = Dictionary(uniqueKeysWithValues: before.map { ($0.path, $0.first) })
+        let kept = after.filter { old[$0.path] != nil }
+        XCTAssertGreaterThanOrEqual(kept.count, after.count - 3, "\(after.count - kept.count) of \(after.count) shards made again")
+        for s in kept { XCTAssertEqual(s.first, old[s.path]! + 1, s.path) }
+        XCTAssertTrue(a.notes.contains("search/store/: \(kept.count) of \(after.count) result-store shards kept from the build before"), "\(a.notes)")
+        // Each document is where meta.json says: the added one among them.
+        var found: [Int: String] = [:]
+        for s in after {
+            let text = try JSONReader.parse(Data(contentsOf: inc.appendingPathComponent(s.path)))
+            XCTAssertNil(text["first"], "a shard does not say where it starts")
+            for (i, d) in (text["documents"]?.arrayValue ?? []).enumerated() { found[s.first + i] = d["id"]?.stringValue }
+        }
+        let documents = try XCTUnwrap(JSONReader.parse(Data(contentsOf: inc.appendingPathComponent("search/meta.json")))["documents"]?.intValue)
+        XCTAssertEqual(Set(found.keys), Set(0..<documents), "every document once, numbered from 0")
+        XCTAssertTrue(found.values.contains("added-early"))
+        let q = try Query(metaPath: "search/meta.json") { p in [UInt8](try Data(contentsOf: inc.appendingPathComponent(p))) }
+        let hit = try q.search(String(describing: added["name"]!), limit: 50, complete: true).results
+        XCTAssertTrue(hit.contains { $0.stored["id"]?.stringValue == "added-early" }, "the added product is found with its stored object")
+    }
+
     /// A kept result-store shard the output has lost is made again, and must come out under the name it was kept
     /// under: a cache that names the wrong shard for a fingerprint (two shards' fingerprints swapped, one of them lost)
     /// stops the build, naming the file, with the tree and the cache as they were.
@@ -275,7 +317,13 @@ final class IncrementalBuildTests: XCTestCase {
         var (catalog, input, inc, _) = try firstRelease("store-wrong", count: 800)
         let cacheURL = BuildCache.location(for: inc, folder: nil)
         var cache = try BuildCache.readFile(cacheURL).get()
-        let shards = cache.entries.keys.filter { $0.hasPrefix("search/store/") }.sorted()
+        // The price changed is of a product in neither shard (a shard that holds it is made again anyway).
+        var r = Random(state: 9)
+        let changed = Self.change("price", &catalog, &r, serial: 1)
+        let id = try XCTUnwrap(changed.split(separator: " ").last)
+        let shards = try cache.entries.keys.filter { $0.hasPrefix("search/store/") }.sorted().filter { path in
+            try !String(decoding: Data(contentsOf: inc.appendingPathComponent(path)), as: UTF8.self).contains("\"id\":\"\(id)\"")
+        }
         XCTAssertGreaterThan(shards.count, 2)
         let (a, b) = (shards[0], shards[1])
         (cache.entries[a]!.fingerprint, cache.entries[b]!.fingerprint) = (cache.entries[b]!.fingerprint, cache.entries[a]!.fingerprint)
@@ -283,8 +331,6 @@ final class IncrementalBuildTests: XCTestCase {
         // (A cache read and written again keeps every entry.)
         XCTAssertEqual(try BuildCache.readFile(cacheURL).get().entries.count, cache.entries.count)
         try FileManager.default.removeItem(at: inc.appendingPathComponent(b))
-        var r = Random(state: 9)
-        _ = Self.change("price", &catalog, &r, serial: 1)
         try catalog.write(to: input)
         let tree = TestSupport.snapshot(inc), cacheBytes = try Data(contentsOf: cacheURL)
         XCTAssertThrowsError(try build(input, inc, day: 1)) { e in

@@ -36,7 +36,7 @@ struct RankedSearchOutput: CatalogOutput {
     static let store = OutputKind(
         name: "search-store", pathTemplate: "search/store/{hash}.json",
         summary: "A result-store shard: what a results list shows for consecutive documents.",
-        schema: S.object(["first": S.nonNegativeInteger, "documents": S.array(S.object([
+        schema: S.object(["documents": S.array(S.object([
             "id": S.nonEmptyString, "name": S.string, "brand": S.string, "price": S.nullable(S.nonNegativeNumber),
             "rating": S.nullable(S.number(min: 0, max: 5)), "image": S.string, "path": S.relativePath,
         ]))]))
@@ -84,7 +84,8 @@ struct RankedSearchOutput: CatalogOutput {
         var out: RankedIndexBuilder.Output
         // A result-store shard made from the same stored objects as one in the output is kept (found by its fingerprint).
         let order = c.searchOrder
-        let storeKey = { (r: Range<Int>) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.lowerBound); $0.add(r.count) } }
+        // (Its place is not in its text: a shard whose documents moved with a product added before them is kept.)
+        let storeKey = { (r: Range<Int>) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.count) } }
         var storeKeys: [Int: Fingerprint] = [:]
         let keptStore = { (r: Range<Int>) -> String? in
             guard let key = storeKey(r) else { return nil }

@@ -23,7 +23,7 @@ struct CollectionSearchOutput: CollectionOutput {
                        summary: "Terms of one length in the \(decl.title) search index (typo matching).", schema: RankedSearchOutput.vocabulary.schema),
             OutputKind(name: "\(base)-store", pathTemplate: "collections/\(decl.name)/search/store/{hash}.json",
                        summary: "A result-store shard of the \(decl.title) search index.",
-                       schema: S.object(["first": S.nonNegativeInteger, "documents": S.array(.object(stored))])),
+                       schema: S.object(["documents": S.array(.object(stored))])),
         ]
     }
 
