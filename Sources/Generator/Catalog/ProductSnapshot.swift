@@ -95,7 +95,7 @@ final class ProductSnapshot: @unchecked Sendable {
     struct Chunk { var lines: Int; var records: Range<Int> }
 
     static let magic = Array("generator products snapshot\n".utf8)
-    static let format: UInt32 = 2
+    static let format: UInt32 = 3   // (3: closed by `Checksum`, not SHA-256)
 
     /// The field mapping the records were checked with.
     let key: Fingerprint
@@ -153,9 +153,8 @@ final class ProductSnapshot: @unchecked Sendable {
     /// record pointing outside its text or tables).
     static func read(_ url: URL) -> ProductSnapshot? {
         guard case .success(let bytes) = BuildCache.readWhole(url) else { return nil }
-        guard bytes.starts(with: magic), bytes.count >= magic.count + 32,
-              Array(SHA256.hash(data: bytes[..<(bytes.count - 32)])) == Array(bytes.suffix(32)) else { return nil }
-        var r = BuildCache.Reader(bytes: bytes, at: magic.count, end: bytes.count - 32)
+        guard bytes.starts(with: magic), bytes.count >= magic.count + BuildCache.closing, BuildCache.closes(bytes) else { return nil }
+        var r = BuildCache.Reader(bytes: bytes, at: magic.count, end: bytes.count - BuildCache.closing)
         guard r.u32() == format, r.fingerprint() == ToolIdentity.digest, let key = r.fingerprint() else { return nil }
         func strings() -> [String]? {
             guard let n = r.u32(), Int(n) <= r.end - r.at else { return nil }

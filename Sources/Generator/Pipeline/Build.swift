@@ -132,6 +132,8 @@ public enum Build {
         /// Kept from the output's tree by its fingerprint, not rendered (`keptFragments`: a file written from fragments,
         /// which the cache describes).
         var reused = false, keptFragments = false
+        /// A file written from fragments: its `Checksum` (see `BuildCache.Entry.checksum`).
+        var checksum: [UInt8] = []
         /// Where its fragments lie (a file written from fragments), and how many were copied from the earlier version.
         var fragments: [(key: Fingerprint, range: Range<Int>)] = []
         var order: [Int32] = []
@@ -187,7 +189,8 @@ public enum Build {
             guard let fp = f.fingerprint else { return nil }
             var e = BuildCache.Entry(fingerprint: fp, sha256: r.sha256, size: r.size)
             // (A file kept as it was keeps its fragments.)
-            if r.keptFragments, let p = previous[r.path] { (e.fragments, e.order) = (p.fragments, p.order) } else if !r.reused { (e.fragments, e.order) = (r.fragments, r.order) }
+            if r.keptFragments, let p = previous[r.path] { (e.fragments, e.order, e.checksum) = (p.fragments, p.order, p.checksum) }
+            else if !r.reused { (e.fragments, e.order, e.checksum) = (r.fragments, r.order, r.checksum) }
             return (r.path, e)
         }
         return BuildCache.encode(release: release, entries)
@@ -272,6 +275,7 @@ public enum Build {
                                 var r = try stage(bytes)
                                 r.fragments = reuse.written
                                 r.order = reuse.order
+                                r.checksum = Checksum.of(bytes)
                                 r.copiedFragments = reuse.copied
                                 r.same = reuse.same
                                 r.objects = reuse.objects

@@ -60,7 +60,7 @@ final class BuildRun {
     // The release (`makeRelease`, `commit`, `saveCache`).
     private var version = 0
     private var tree: [ReleaseFiles.TreeFile] = []
-    private var cacheBytes: Background<([UInt8], SHA256)>?
+    private var cacheBytes: Background<([UInt8], Checksum)>?
 
     /// Refuses an unsafe output, previous release or cache folder (`OutputGuard.Refusal`) before anything is touched.
     init(_ options: BuildOptions, progress: @escaping (String) -> Void) throws {
@@ -211,7 +211,7 @@ final class BuildRun {
                     // domains read their inputs, rather than when their new versions are spliced from them (opened the
                     // safe way, as the release lists them; one whose stamp is known is not read).
                     for (path, e) in c.entries where !e.fragments.isEmpty && current.entries[path]?.sha256 == e.sha256 {
-                        _ = current.earlier(path)
+                        _ = current.earlier(path, checksum: e.checksum)
                     }
                 }
                 return found
@@ -289,7 +289,7 @@ final class BuildRun {
         let current = self.current
         let earlier: (String, BuildCache.Entry) -> EarlierFile? = { path, entry in
             guard let current, current.entries[path]?.sha256 == entry.sha256 else { return nil }
-            return current.earlier(path)
+            return current.earlier(path, checksum: entry.checksum)
         }
         // openapi.json's scan of the paths, meanwhile (the files' paths and kinds taken first: their contents go as
         // they are written).
@@ -373,10 +373,10 @@ final class BuildRun {
         if options.useCache, let index = releaseFiles.first(where: { $0.path == "releases/\(version)/files.json" }) {
             let (files, rendered, cache) = (self.files, self.rendered, self.cache)
             // (Hashed there too: only the stamps are hashed once the tree is in place.)
-            cacheBytes = Background { () -> ([UInt8], SHA256) in
+            cacheBytes = Background { () -> ([UInt8], Checksum) in
                 let body = Build.cacheBytes(files, rendered, previous: cache, release: index.sha256)
-                var digest = SHA256()
-                digest.update(data: body)
+                var digest = Checksum()
+                digest.update(body)
                 return (body, digest)
             }
         }

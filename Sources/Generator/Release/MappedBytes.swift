@@ -93,14 +93,15 @@ final class EarlierFile: @unchecked Sendable {
 
     /// Opens and checks the file; nil (and closed) when it is not the file the entry describes. `known`: whether a
     /// stamp is one the file had when its bytes were known to be the entry's (it is then not hashed again).
-    init?(fd: Int32, expected: FileEntry, known: (FileStamp) -> Bool = { _ in false }) {
+    /// `checksum`: the `Checksum` of the entry's bytes (a build cache's record), checked instead of the sha256.
+    init?(fd: Int32, expected: FileEntry, checksum: [UInt8] = [], known: (FileStamp) -> Bool = { _ in false }) {
         self.fd = fd
         var st = stat()
         guard fstat(fd, &st) == 0, Int(st.st_size) == expected.size else { close(fd); return nil }
         stamp = FileStamp(st)
         size = expected.size
         if known(stamp) { return }
-        var h = SHA256()
+        var h = SHA256(), fast = Checksum()
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { block.deallocate() }
         var at = 0
@@ -108,10 +109,12 @@ final class EarlierFile: @unchecked Sendable {
             let n = pread(fd, block.baseAddress!, min(block.count, size - at), off_t(at))
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { close(fd); return nil }
-            h.update(bufferPointer: UnsafeRawBufferPointer(rebasing: block[..<n]))
+            let read = UnsafeRawBufferPointer(rebasing: block[..<n])
+            if checksum.isEmpty { h.update(bufferPointer: read) } else { fast.update(read) }
             at += n
         }
-        guard BuildCache.hex(Array(h.finalize())) == expected.sha256, fstat(fd, &st) == 0, FileStamp(st) == stamp else { close(fd); return nil }
+        let same = checksum.isEmpty ? BuildCache.hex(Array(h.finalize())) == expected.sha256 : fast.finalize() == checksum
+        guard same, fstat(fd, &st) == 0, FileStamp(st) == stamp else { close(fd); return nil }
     }
 
     deinit { close(fd) }

@@ -162,9 +162,10 @@ public struct PreviousRelease: Sendable {
 
     /// A file of a release in a folder, checked against its index entry, to be read in parts (nil when the release
     /// is not in a folder, or the folder no longer has that file as listed).
-    func earlier(_ path: String) -> EarlierFile? {
+    /// `checksum`: the file's `Checksum` as a build cache recorded it with this sha256, checked instead of the sha256.
+    func earlier(_ path: String, checksum: [UInt8] = []) -> EarlierFile? {
         guard let tree = source as? TreeReader, let e = entries[path], let fd = try? tree.openFile(checked: path) else { return nil }
-        guard let file = EarlierFile(fd: fd, expected: e, known: { self.verified.has(path, $0) }) else { return nil }
+        guard let file = EarlierFile(fd: fd, expected: e, checksum: checksum, known: { self.verified.has(path, $0) }) else { return nil }
         verified.add(path, file.stamp)
         return file
     }

@@ -424,7 +424,7 @@ final class IncrementalBuildTests: XCTestCase {
         var foreign = [UInt8](goodCache)
         let at = BuildCache.magic.count + 4
         foreign[at] ^= 0xFF
-        foreign.replaceSubrange((foreign.count - 32)..., with: BuildCache.unhex(Build.sha256Hex(Array(foreign[..<(foreign.count - 32)]))))
+        foreign.replaceSubrange((foreign.count - BuildCache.closing)..., with: Checksum.of(Array(foreign[..<(foreign.count - BuildCache.closing)])))
         let f = try rebuild("foreign") { try Data(foreign).write(to: $0) }
         XCTAssertTrue(f.notes.contains(BuildCache.Unused.otherTool.description), "\(f.notes)")
         // A whole cache of this very tool that describes another release (the next one's, beside this tree).
