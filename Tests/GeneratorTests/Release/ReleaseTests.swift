@@ -154,6 +154,39 @@ final class ReleaseTests: XCTestCase {
         }
     }
 
+    /// An older file index is carried into the next release as it was published (byte for byte, read back with the
+    /// sha256 its manifest gives) and not checked again: a release's index is immutable, and checking 18 MB again on
+    /// every rebuild held up the release stage. Here release 1's index has a member today's schema does not allow.
+    func testAnOlderIndexIsCarriedAsPublishedWithoutCheckingItAgain() throws {
+        let work = TestSupport.tempDir("carried"), input = work.appendingPathComponent("input"), out = work.appendingPathComponent("dist")
+        try FileManager.default.copyItem(at: TestSupport.defaultInput, to: input)
+        _ = try Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        let indexURL = out.appendingPathComponent("releases/1/files.json"), manifestURL = out.appendingPathComponent("update-manifest.json")
+        let index = try Data(contentsOf: indexURL)
+        var edited = Data(#"{"publishedBy":"an earlier generator","#.utf8)
+        edited.append(index.dropFirst())
+        try edited.write(to: indexURL)
+        var manifest = try String(contentsOf: manifestURL, encoding: .utf8)
+        manifest = manifest.replacingOccurrences(of: Build.sha256Hex([UInt8](index)), with: Build.sha256Hex([UInt8](edited)))
+            .replacingOccurrences(of: #""size":\#(index.count)"#, with: #""size":\#(edited.count)"#)
+        try manifest.write(to: manifestURL, atomically: true, encoding: .utf8)
+        // Today's schema refuses it.
+        let checkers = try [OutputValidation(kinds: [ManifestKinds.fileIndex], baseURL: "https://example.org/")]
+        XCTAssertThrowsError(try Build.check([("releases/1/files.json", [UInt8](edited), Build.sha256Hex([UInt8](edited)), ManifestKinds.fileIndex)],
+                                             checkers: checkers))
+        // Release 2 (another app version) carries it as it is.
+        let site = input.appendingPathComponent("site.json")
+        let siteText = try String(contentsOf: site, encoding: .utf8)
+        XCTAssertTrue(siteText.contains(#""appVersion": "2.1.0""#))
+        try siteText.replacingOccurrences(of: #""appVersion": "2.1.0""#, with: #""appVersion": "2.2.0""#).write(to: site, atomically: true, encoding: .utf8)
+        let second = try Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_086_400))
+        XCTAssertEqual(second.version, 2)
+        XCTAssertEqual(try Data(contentsOf: indexURL), edited)
+        let index2 = try JSONReader.parse(Data(contentsOf: out.appendingPathComponent("releases/2/files.json")))
+        let listed = index2["files"]?.arrayValue?.first { $0["path"]?.stringValue == "releases/1/files.json" }
+        XCTAssertEqual(listed?["sha256"]?.stringValue, Build.sha256Hex([UInt8](edited)))
+    }
+
     /// A large file whose new version copied every fragment but a few, its last one (a seed index's maps) included,
     /// is a small change (its diff is not held back behind another large one); maps made anew, or many entries
     /// changed, are not.
