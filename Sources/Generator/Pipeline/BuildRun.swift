@@ -336,7 +336,7 @@ final class BuildRun {
             let order = Build.pathOrder(rendered)
             return (Build.contentDigest(Build.contentEntries(files, rendered), inPathOrder: order), order)
         }
-        summary.warnings += try PagesRules.check(zip(files, rendered).map { .init(path: $1.path, size: $1.size, sizeSetting: $0.kind?.sizeSetting) },
+        summary.warnings += try PagesRules.check(files.indices.map { .init(path: rendered[$0].path, size: rendered[$0].size, sizeSetting: files[$0].kind?.sizeSetting) },
                                                  target: site.target)
         (digest, pathOrder) = try digesting.wait()
         stage("check")
@@ -360,7 +360,7 @@ final class BuildRun {
         summary.version = version
         summary.currentVersion = release.versionString(day: ISODate.day(epochSeconds: options.epochSeconds), version: version, previous: previous)
         // (In path order: the release stage walks it beside the previous index.)
-        tree = pathOrder.map { i in let r = rendered[i]; return ReleaseFiles.TreeFile(path: r.path, size: r.size, sha256: r.sha256, schema: r.schema) }
+        tree = pathOrder.map { i in ReleaseFiles.TreeFile(path: rendered[i].path, size: rendered[i].size, sha256: rendered[i].sha256, schema: rendered[i].schema) }
         begin("release \(version): file index and deltas")
         let staged = self.staged!
         let releaseFiles = try ReleaseFiles.make(version: version, currentVersion: summary.currentVersion, generatedAt: context.generatedAt,
@@ -398,10 +398,10 @@ final class BuildRun {
     /// The staged tree swapped in (or its changes applied in place), and what the summary tells of it.
     func commit() throws {
         var byKind: [String: (Int, Int)] = [:]
-        for (f, r) in zip(files, rendered) {
-            let k = f.kind?.name ?? f.asset?.name ?? "other"
+        for i in files.indices {
+            let k = files[i].kind?.name ?? files[i].asset?.name ?? "other"
             byKind[k, default: (0, 0)].0 += 1
-            byKind[k, default: (0, 0)].1 += r.size
+            byKind[k, default: (0, 0)].1 += rendered[i].size
         }
         summary.bytesByKind = byKind.sorted { $0.key < $1.key }.map { ($0.key, $0.value.0, $0.value.1) }
         begin("moving \(tree.count) files into place")
