@@ -155,7 +155,9 @@ public enum Build {
     /// The fragments of the files written from fragments in this build and in the one before (as the cache says).
     static func fragmentLayouts(_ rendered: [Rendered], cache: [String: BuildCache.Entry]) -> [String: ReleaseFiles.Fragments] {
         var out: [String: ReleaseFiles.Fragments] = [:]
-        for r in rendered where !r.fragments.isEmpty && !r.reused {
+        // (By position: a loop over the records would copy each of 100,000 to look at two fields.)
+        for i in rendered.indices where !rendered[i].fragments.isEmpty && !rendered[i].reused {
+            let r = rendered[i]
             guard let c = cache[r.path], !c.fragments.isEmpty else { continue }
             var layout = ReleaseFiles.Fragments(oldSha256: c.sha256, old: c.fragments.map(\.range), new: r.fragments.map(\.range))
             layout.same = r.same
@@ -177,7 +179,8 @@ public enum Build {
     /// output now that the tree is in place (see `BuildCache.stamps`).
     static func stamps(_ rendered: [Rendered], in output: URL) -> [String: FileStamp] {
         var out: [String: FileStamp] = [:]
-        for r in rendered where !r.fragments.isEmpty || r.keptFragments {
+        for i in rendered.indices where !rendered[i].fragments.isEmpty || rendered[i].keptFragments {
+            let r = rendered[i]
             if let st = FileStamp(path: output.appendingPathComponent(r.path).path), st.size == r.size { out[r.path] = st }
         }
         return out
@@ -216,12 +219,12 @@ public enum Build {
                           ticker: ProgressTicker? = nil) throws -> [Rendered] {
         let threads = checkers.count
         var seen = Set<String>(minimumCapacity: files.count)
-        for f in files where !seen.insert(f.path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(f.path)") }
+        for i in files.indices where !seen.insert(files[i].path).inserted { throw BuildError(file: "(output)", "two outputs claim the path \(files[i].path)") }
         var out = [Rendered?](repeating: nil, count: files.count)
         var invalid = [BuildError?](repeating: nil, count: files.count)
         var errors = [String?](repeating: nil, count: files.count)
         // Largest files first: a search index takes seconds on its own and must not start last.
-        let weights = files.map(weight)
+        let weights = files.indices.map { weight(files[$0].content) }
         let order = files.indices.sorted { (weights[$0], $1) > (weights[$1], $0) }
         files.withUnsafeMutableBufferPointer { inputs in
         out.withUnsafeMutableBufferPointer { res in
@@ -303,7 +306,7 @@ public enum Build {
     }
 
     /// A cheap estimate of a file's work: the number of values in its first two levels.
-    static func weight(_ f: OutputFile) -> Int {
+    static func weight(_ content: OutputFile.Content) -> Int {
         func size(_ v: JSON) -> Int {
             switch v {
             case .array(let a): return a.count
@@ -311,7 +314,7 @@ public enum Build {
             default: return 0
             }
         }
-        switch f.content {
+        switch content {
         case .bytes(let b): return b.count / 64
         case .deferred(let weight, _), .streamed(let weight, _), .fragmented(let weight, _): return weight
         case .json(.array(let a)): return a.reduce(a.count) { $0 + size($1) }

@@ -340,8 +340,8 @@ final class BuildRun {
                                                  target: site.target)
         (digest, pathOrder) = try digesting.wait()
         stage("check")
-        summary.reused = rendered.lazy.filter(\.reused).count
-        summary.copiedFragments = rendered.reduce(0) { $0 + $1.copiedFragments }
+        summary.reused = rendered.indices.lazy.filter { self.rendered[$0].reused }.count
+        summary.copiedFragments = rendered.indices.reduce(0) { $0 + self.rendered[$1].copiedFragments }
         // Identical content creates no version and writes nothing.
         guard let previous, previous.contentDigest == digest,
               options.previous == nil || options.previous == options.output || options.previousSite != nil else { return nil }

@@ -34,7 +34,7 @@ public struct PreviousRelease: Sendable {
         private let at: [String: Int32]
         init(_ files: [FileEntry]) {
             var at = [String: Int32](minimumCapacity: files.count)
-            for (i, f) in files.enumerated() where at[f.path] == nil { at[f.path] = Int32(i) }
+            for i in files.indices where at[files[i].path] == nil { at[files[i].path] = Int32(i) }
             self.files = files; self.at = at
         }
         subscript(path: String) -> FileEntry? { at[path].map { files[Int($0)] } }
