@@ -95,7 +95,7 @@ public struct OutputFile: Sendable {
         }
     }
     public let path: String
-    public let content: Content
+    public private(set) var content: Content
     /// The kind it belongs to (its schema); nil only for non-JSON files, which say what they are in `asset`.
     public let kind: OutputKind?
     /// What a non-JSON file is (nil for JSON files).
@@ -157,14 +157,9 @@ public struct OutputFile: Sendable {
         return f
     }
 
-    /// The same file without its content (once serialised, only its path, kind and flags are needed).
-    func withoutContent() -> OutputFile {
-        var f = OutputFile(path: path, content: .bytes([]), kind: kind, stampsBuildTime: stampsBuildTime)
-        f.contentKey = contentKey
-        f.asset = asset
-        f.fingerprint = fingerprint
-        return f
-    }
+    /// Lets go of its content (once serialised, only its path, kind and flags are needed), in place: the rest is not
+    /// copied, once per file of 100,000.
+    mutating func dropContent() { content = .bytes([]) }
 }
 
 /// What a domain hands back: its files, the kinds they use and its lines of the build summary.
