@@ -50,18 +50,18 @@ public enum HugePages {
         #if os(Linux)
         let env = ProcessInfo.processInfo.environment
         let put = restored(env)
-        if put.restarted {
-            if let t = put.tunables { setenv("GLIBC_TUNABLES", t, 1) } else { unsetenv("GLIBC_TUNABLES") }
+        // `GLIBC_TUNABLES` as it was, and no marker (after a restart, or after a restart that failed).
+        func putBack(_ tunables: String?) {
+            if let tunables { setenv("GLIBC_TUNABLES", tunables, 1) } else { unsetenv("GLIBC_TUNABLES") }
             unsetenv(restartedMarker)
-            return
         }
+        if put.restarted { return putBack(put.tunables) }
         let mode = try? String(contentsOfFile: "/sys/kernel/mm/transparent_hugepage/enabled", encoding: .utf8)
         guard let next = restartEnvironment(env, mode: mode) else { return }
         for (k, v) in next where env[k] != v { setenv(k, v, 1) }
         execv("/proc/self/exe", CommandLine.unsafeArgv)
         // Still here: the restart failed. Go on without it, with the environment as it was.
-        if let t = env["GLIBC_TUNABLES"] { setenv("GLIBC_TUNABLES", t, 1) } else { unsetenv("GLIBC_TUNABLES") }
-        unsetenv(restartedMarker)
+        putBack(env["GLIBC_TUNABLES"])
         #endif
     }
 }

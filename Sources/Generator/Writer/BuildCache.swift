@@ -435,13 +435,6 @@ public struct BuildCache: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func unhex(_ text: String) -> [UInt8] {
-        func v(_ c: UInt8) -> UInt8 { c >= 97 ? c - 87 : c >= 65 ? c - 55 : c - 48 }
-        let u = Array(text.utf8)
-        guard u.count == 64 else { return [UInt8](repeating: 0, count: 32) }
-        return (0..<32).map { v(u[2 * $0]) << 4 | v(u[2 * $0 + 1]) }
-    }
-
     /// Reads the little-endian fields of the cache, never past `end`.
     struct Reader {
         let bytes: [UInt8]

@@ -55,7 +55,6 @@ struct Checksum: Sendable {
     }
 
     mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
-    mutating func update<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8 { update(Array(bytes)) }
 
     /// The 16 bytes of the checksum.
     func finalize() -> [UInt8] {
