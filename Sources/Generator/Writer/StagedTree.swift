@@ -57,7 +57,7 @@ public final class StagedTree: @unchecked Sendable {
     /// (100,000 product pages each live in a folder of their own).
     private var folders: Set<Substring> = [""]
     /// Folders of the current tree known to be real folders (see `isRealFolder`).
-    private var realSubfolders: [FolderName: Set<FolderName>] = [:]
+    private var realSubfolders: [FolderName: FolderListing] = [:]
     private let listing = NSRecursiveLock()
     private var done = false
     /// For tests: an in-place commit stops after this many steps as if the process had been killed there (the
@@ -210,7 +210,14 @@ public final class StagedTree: @unchecked Sendable {
         let parent = slash.map { folder[..<$0] } ?? ""
         let name = slash.map { folder[folder.utf8.index(after: $0)...] } ?? folder
         guard let listing = subfolders(of: parent) else { return false }
-        return listing.contains(FolderName(name))
+        var n = name
+        return n.withUTF8 { listing.names.find($0) != nil }
+    }
+
+    /// The names of the real folders directly in a folder, looked up by their bytes (`TokenTable`): a `Set` hashed each
+    /// name with Swift's own hasher, 100,000 times a build (once per product page). A class: handed out by reference.
+    final class FolderListing: @unchecked Sendable {
+        var names = TokenTable<Void>()
     }
 
     /// A folder's name as a table key, hashed by a fast hash of its bytes (`ByteHash`): Swift's own string hashing
@@ -227,7 +234,7 @@ public final class StagedTree: @unchecked Sendable {
 
     /// The real folders (not links) directly in a real folder of the current tree, listed once; nil when the folder is
     /// not a real folder all the way up.
-    private func subfolders(of folder: Substring) -> Set<FolderName>? {
+    private func subfolders(of folder: Substring) -> FolderListing? {
         let key = FolderName(folder)
         lock.lock()
         if let known = realSubfolders[key] { lock.unlock(); return known }
@@ -238,7 +245,7 @@ public final class StagedTree: @unchecked Sendable {
         if let known = realSubfolders[key] { lock.unlock(); return known }
         lock.unlock()
         guard isRealFolder(folder) else { return nil }
-        var found = Set<FolderName>()
+        let found = FolderListing()
         let fd = folder.isEmpty ? dup(outputFD) : openat(outputFD, String(folder), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0, let dir = fdopendir(fd) else { if fd >= 0 { close(fd) }; return nil }
         defer { closedir(dir) }
@@ -251,7 +258,8 @@ public final class StagedTree: @unchecked Sendable {
                 var st = stat()
                 guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
             }
-            found.insert(FolderName(Substring(name)))
+            var n = name
+            n.withUTF8 { if found.names.find($0) == nil { found.names.insert($0, ()) } }
         }
         lock.lock(); realSubfolders[key] = found; lock.unlock()
         return found

@@ -58,6 +58,22 @@ final class StagedTreeTests: XCTestCase {
         XCTAssertEqual((attrs[.referenceCount] as? NSNumber)?.intValue, 1)
     }
 
+    /// The link one level down, in a real folder (a product's own folder): only the parent's listing tells it apart.
+    func testAFileBehindASymlinkedFolderInARealFolderIsRewrittenNotLinked() throws {
+        let (out, outside) = try stageOver({ out, outside in
+            try FileManager.default.createDirectory(at: outside.appendingPathComponent("p"), withIntermediateDirectories: true)
+            try Data("SECRET!".utf8).write(to: outside.appendingPathComponent("p/details.json"))
+            try FileManager.default.createDirectory(at: out.appendingPathComponent("products/q"), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(at: out.appendingPathComponent("products/p"), withDestinationURL: outside.appendingPathComponent("p"))
+        }, path: "products/p/details.json")
+        let folder = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("products/p").path)
+        XCTAssertEqual(folder[.type] as? FileAttributeType, .typeDirectory)
+        XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("products/p/details.json")), Data(bytes))
+        let attrs = try FileManager.default.attributesOfItem(atPath: outside.appendingPathComponent("p/details.json").path)
+        XCTAssertEqual((attrs[.referenceCount] as? NSNumber)?.intValue, 1)
+        XCTAssertEqual(try Data(contentsOf: outside.appendingPathComponent("p/details.json")), Data("SECRET!".utf8))
+    }
+
     func testARegularFileOfAnotherSizeIsRewritten() throws {
         let (out, _) = try stageOver({ out, _ in
             try Data("edited by hand".utf8).write(to: out.appendingPathComponent("a.json"))
