@@ -76,7 +76,9 @@ public struct CatalogDomain: Domain {
         let units = included.filter { timeUnits || !$0.namesFilesByContent }
         for unit in included where !timeUnits && unit.namesFilesByContent {
             result.kinds += unit.kinds(for: catalog)
-            result.later.append { try unit.render(catalog) }
+            // Started now, on a thread of its own: its term stage fills the cores the other units leave idle.
+            let early = Background { try unit.render(catalog) }
+            result.later.append { try early.take() }
         }
         var rendered = [Result<[OutputFile], Error>?](repeating: nil, count: units.count)
         var seconds = [Double](repeating: 0, count: units.count)
