@@ -71,8 +71,13 @@ public final class FragmentReuse: @unchecked Sendable {
     /// The earlier file's bytes in `r`. Throws when they cannot be read (the file changed under the build).
     public func earlierBytes(_ r: Range<Int>) throws -> [UInt8] {
         guard let read else { throw Unreadable() }
-        var bytes = [UInt8](repeating: 0, count: r.count)
-        guard r.isEmpty || bytes.withUnsafeMutableBytes({ read(r.lowerBound, $0) }) else { throw Unreadable() }
+        // (Not zeroed first: a search index's maps are tens of MB, every byte of them read over.)
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: r.count) { buffer, count in
+            complete = r.isEmpty || read(r.lowerBound, UnsafeMutableRawBufferPointer(buffer))
+            count = complete ? r.count : 0
+        }
+        guard complete else { throw Unreadable() }
         return bytes
     }
 

@@ -71,7 +71,8 @@ public struct CatalogDomain: Domain {
         _ = catalog.allProductsFingerprint   // (and the context's)
         _ = catalog.allSearchTextFingerprint
         try order.wait()
-        // Content-named units (the ranked index) are built later, alongside validation and serialisation of the rest.
+        // Content-named units (the ranked index) are built on a thread of their own from here on, alongside the other units'
+        // rendering and then the validation and serialisation of the rest; their files join the others when those are done.
         let included = CatalogOutputs.all.filter { $0.isIncluded(in: catalog) }
         let units = included.filter { timeUnits || !$0.namesFilesByContent }
         for unit in included where !timeUnits && unit.namesFilesByContent {
