@@ -95,9 +95,9 @@ public enum SeedIndex {
     /// `document(i)` (the i-th document, asked only for these) and written; the maps copied whole when their key is
     /// there (no searchable text changed), else edited for the entries added and dropped (see `MapSplice`), when they
     /// are few (`mapSpliceLimit`). Runs of entries that lay side by side in the earlier file are copied as one.
-    /// `id`: the i-th document's id (cheaper than `document(i)`; asked only when maps are edited). False, with nothing
-    /// written, when the index is better written whole.
-    public static func splice(count: Int, document: (Int) -> SearchDocument, id: ((Int) -> String)? = nil, order: [Int]? = nil,
+    /// `ids`: the documents' numbers by id (asked only when maps are edited; else a table is made from `document`).
+    /// False, with nothing written, when the index is better written whole.
+    public static func splice(count: Int, document: (Int) -> SearchDocument, ids: IdPositions? = nil, order: [Int]? = nil,
                               version: String, generatedAt: String, compact: Bool, fragments f: Fragments,
                               to out: JSONStream) throws -> Bool {
         precondition(f.entryKeys.count == count, "one entry key per document")
@@ -134,12 +134,23 @@ public enum SeedIndex {
         }
         var mapWriter: MapSplice.Writer?
         if let m = maps {
-            // Each id's position in the index, looked up only to place an id in a list.
-            var positions: [String: Int]?
+            // Each id's position in the index, looked up only to place an id in a list: the document's number, then
+            // its place in `order`.
+            var positions: [String: Int]?, places: [Int]?
             func position(_ of: String) -> Int? {
+                if let ids {
+                    guard let i = ids.position(of), i < count else { return nil }
+                    guard let order else { return i }
+                    if places == nil {
+                        var p = [Int](repeating: 0, count: count)
+                        for (k, i) in order.enumerated() { p[i] = k }
+                        places = p
+                    }
+                    return places![i]
+                }
                 if positions == nil {
                     var table = [String: Int](minimumCapacity: count)
-                    for k in 0..<count { let i = order?[k] ?? k; table[id?(i) ?? document(i).id] = k }
+                    for k in 0..<count { table[document(order?[k] ?? k).id] = k }
                     positions = table
                 }
                 return positions![of]

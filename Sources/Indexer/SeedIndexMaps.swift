@@ -10,6 +10,37 @@ extension SeedIndex {
     /// The name of a map member made anew in a splice (checked as `{member}`, a one-member map).
     public static let memberFragment = "map member"
 
+    /// Each document's number (its place in the documents' order) by its id, for a splice to place an added id in its
+    /// maps' lists: made on first use, once, and shared by the indexes a build splices (a table of every id per index
+    /// was most of what placing one added product cost). Looked up by the id's bytes (`TokenTable`): no `String` per
+    /// document.
+    public final class IdPositions: @unchecked Sendable {
+        private let count: Int
+        private let id: (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Void
+        private var table: TokenTable<Int32>?
+        private let lock = NSLock()
+
+        /// `count` documents; `id(k, body)` calls `body` with the UTF-8 bytes of document `k`'s id.
+        public init(count: Int, id: @escaping (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Void) {
+            self.count = count; self.id = id
+        }
+
+        /// The number of the document with this id; nil for none.
+        public func position(_ of: String) -> Int? {
+            lock.lock()
+            if table == nil {
+                var t = TokenTable<Int32>()
+                // (Ids are distinct; the first of two equal ones would be kept.)
+                for k in 0..<count { id(k) { bytes in if t.find(bytes) == nil { t.insert(bytes, Int32(k)) } } }
+                table = t
+            }
+            let t = table!
+            lock.unlock()
+            var of = of
+            return of.withUTF8 { t.find($0).map { Int(t.values[$0]) } }
+        }
+    }
+
     /// The keyword, category and brand maps of an earlier index, edited for a few added and dropped entries: each
     /// member whose list gains or loses an id is made anew and put where the writer would put it (maps are ordered by
     /// each list's first position, then by key), every other member copied as it was, runs of them as one block.

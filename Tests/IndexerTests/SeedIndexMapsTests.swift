@@ -55,7 +55,9 @@ final class SeedIndexMapsTests: XCTestCase {
 
     /// The index of `docs` (in the given order) spliced from `earlier` when it can be, else written whole; whether it
     /// was spliced, and what the next round reads.
-    func build(_ docs: [SearchDocument], compact: Bool, earlier: Earlier?) throws
+    /// `ids`: the documents' numbers given by an `IdPositions` (as the catalog's indexes share one), else found from the
+    /// documents themselves.
+    func build(_ docs: [SearchDocument], compact: Bool, earlier: Earlier?, ids: Bool = false) throws
         -> (bytes: [UInt8], spliced: Bool, copied: Int, next: Earlier, objects: [(old: ObjectLayout, new: ObjectLayout)]) {
         let reuse = earlier.map { e in
             FragmentReuse(size: e.bytes.count, ranges: e.ranges, order: e.order, read: { offset, into in
@@ -68,10 +70,14 @@ final class SeedIndexMapsTests: XCTestCase {
         let order = compact ? Self.compactOrder(docs) : nil
         f.order = order
         let out = JSONStream()
-        let spliced = try SeedIndex.splice(count: docs.count, document: { docs[$0] }, id: { docs[$0].id }, order: order, version: "v",
+        let spliced = try SeedIndex.splice(count: docs.count, document: { docs[$0] }, ids: ids ? positions(docs) : nil, order: order, version: "v",
                                            generatedAt: "2026-11-25T00:00:00Z", compact: compact, fragments: f, to: out)
         if !spliced { try SeedIndex.write(docs, order: order, version: "v", generatedAt: "2026-11-25T00:00:00Z", compact: compact, fragments: f, to: out) }
         return (out.bytes, spliced, reuse.copied, Earlier(bytes: out.bytes, ranges: reuse.written, order: reuse.order), reuse.objects)
+    }
+
+    func positions(_ docs: [SearchDocument]) -> SeedIndex.IdPositions {
+        SeedIndex.IdPositions(count: docs.count) { k, body in var id = docs[k].id; id.withUTF8(body) }
     }
 
     func whole(_ docs: [SearchDocument], compact: Bool) throws -> [UInt8] {
@@ -82,10 +88,10 @@ final class SeedIndexMapsTests: XCTestCase {
     }
 
     func testAddedDroppedAndRenamedEntriesEditTheMaps() throws {
-        for compact in [false, true] {
+        for (compact, ids) in [(false, false), (true, false), (false, true), (true, true)] {
             var r = Random(state: compact ? 7 : 3)
             var docs = Self.ordered((0..<300).map { Self.document(&r, id: "p\($0)") })
-            var earlier = try build(docs, compact: compact, earlier: nil).next
+            var earlier = try build(docs, compact: compact, earlier: nil, ids: ids).next
             var serial = 1000
             for round in 1...8 {
                 // Added (some with a word no other product has, at any place in the order), dropped, renamed, repriced.
@@ -99,7 +105,7 @@ final class SeedIndexMapsTests: XCTestCase {
                 let j = r.below(docs.count)
                 docs[j].price = JSONNumber(Double(1000 + round))
                 docs = Self.ordered(docs)
-                let made = try build(docs, compact: compact, earlier: earlier)
+                let made = try build(docs, compact: compact, earlier: earlier, ids: ids)
                 XCTAssertTrue(made.spliced, "round \(round), compact \(compact): written whole")
                 XCTAssertGreaterThan(made.copied, docs.count - 10, "round \(round), compact \(compact)")
                 let expected = try whole(docs, compact: compact)

@@ -64,12 +64,17 @@ struct SearchIndexOutput: CatalogOutput {
     final class Documents: @unchecked Sendable {
         private let context: CatalogContext
         private let made: Once<[SearchDocument]>
-        init(_ c: CatalogContext) { context = c; made = Once { SearchIndexOutput.documents(c) } }
+        init(_ c: CatalogContext) {
+            context = c; made = Once { SearchIndexOutput.documents(c) }
+            ids = SeedIndex.IdPositions(count: c.searchOrder.count) { k, body in body(c.model.products[c.searchOrder[k]].segmentUTF8) }
+        }
         var all: [SearchDocument] { try! made.value() }   // (making them cannot fail)
         /// The document at position `k` of the search order.
         func document(_ k: Int) -> SearchDocument { SearchIndexOutput.document(context, context.model.products[context.searchOrder[k]]) }
         /// Its id alone.
         func id(_ k: Int) -> String { context.model.products[context.searchOrder[k]].segment }
+        /// Their numbers by id, shared by both indexes (its table made only if one of them edits its maps).
+        let ids: SeedIndex.IdPositions
     }
 
     /// An entry's key: the product, whether compact, and the catalog context.
@@ -151,7 +156,7 @@ struct SearchIndexOutput: CatalogOutput {
                     return []
                 }
                 let fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: tail, reuse: reuse)
-                if try !SeedIndex.splice(count: count, document: docs.document, id: docs.id, version: version, generatedAt: generatedAt,
+                if try !SeedIndex.splice(count: count, document: docs.document, ids: docs.ids, version: version, generatedAt: generatedAt,
                                          compact: false, fragments: fragments, to: out) {
                     try SeedIndex.write(docs.all, version: version, generatedAt: generatedAt, compact: false, threads: threads, fragments: fragments, to: out)
                 }
@@ -168,7 +173,7 @@ struct SearchIndexOutput: CatalogOutput {
                 var fragments = SeedIndex.Fragments(entryKeys: keys, tailKey: tail, reuse: reuse)
                 let order = fragments.reusableOrder ?? Self.compactOrder(earlier: reuse, keys: keys, document: docs.document) ?? Self.compactOrder(docs.all)
                 fragments.order = order
-                if try !SeedIndex.splice(count: count, document: docs.document, id: docs.id, order: order, version: version,
+                if try !SeedIndex.splice(count: count, document: docs.document, ids: docs.ids, order: order, version: version,
                                          generatedAt: generatedAt, compact: true, fragments: fragments, to: out) {
                     try SeedIndex.write(docs.all, order: order, version: version, generatedAt: generatedAt, compact: true, threads: threads,
                                         fragments: fragments, to: out)
