@@ -92,6 +92,29 @@ final class FastPathTests: XCTestCase {
         XCTAssertTrue(textVerdict(i, Array("[9000000000000000000]".utf8)))
     }
 
+    /// Arrays whose items every non-negative integer passes (a ranked index's postings) read plain digits over without
+    /// a check of each: the verdict is the value walk's for every item schema and text, the malformed refused.
+    func testArraysOfCountsAgreeWithTheValueWalk() throws {
+        let items: [(JSON, Bool)] = [
+            (["type": "integer", "minimum": 0], true), (["type": "integer"], true), (["type": "number", "minimum": -1], true),
+            (["exclusiveMinimum": -0.5], true), (["type": ["string", "integer"]], true), (true, true),
+            (["type": "integer", "minimum": 1], false), (["type": "integer", "maximum": 5], false),
+            (["type": "integer", "exclusiveMinimum": 0], false), (["type": "integer", "exclusiveMaximum": 100], false),
+            (["type": "string"], false), (["enum": [1, 2]], false), (["const": 0], false), (false, false),
+        ]
+        let texts = ["[0]", "[0,1,12,5]", "[ 3 , 4 ]", "[10,2,100,99]", "[1.0]", "[1e2,2E0]", "[-0]", "[-1]", "[5,6]",
+                     "[12345678901234567890123]", "[1,\"a\"]", "[1,null]", "[[1]]", "[0,0.5]",
+                     "[01]", "[007]", "[1,]", "[3 4]", "[0x1]", "[1a]", "[1", "[1.]", "[1e]", "[-]", "[00]"]
+        for (schema, counts) in items {
+            let v = try validator(["type": "array", "items": schema])
+            XCTAssertEqual(v.fast!.items?.passesCounts, counts, "\(schema)")
+            for t in texts {
+                let expected = (try? JSONReader.parse(Array(t.utf8))).map { v.isValid($0) } ?? false
+                XCTAssertEqual(textVerdict(v, Array(t.utf8)), expected, "\(t) against items \(schema)")
+            }
+        }
+    }
+
     /// Plain decimals against integer bounds (read from the digits) agree with the exact order of the literal, on
     /// every side of each bound: equal, just above, just below, negative zero, long whole parts, trailing zeros.
     func testTextWalkDecimalsAgainstIntegerBounds() throws {

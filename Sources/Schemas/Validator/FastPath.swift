@@ -44,6 +44,9 @@ final class FastNode {
     let hasObjectKeywords: Bool
     /// Keywords the text walk leaves to the value walk for containers (and to `checkScalar` for scalars).
     let combines: Bool
+    /// Whether every non-negative integer passes it (no keyword it has can refuse one): an array of them, written as
+    /// plain digits, is read with no per-number check (a ranked index's postings are millions of them).
+    let passesCounts: Bool
 
     final class Target { var node: FastNode? }
 
@@ -93,7 +96,7 @@ final class FastNode {
         exclusiveMaximum = nil; minLength = nil; maxLength = nil; pattern = nil; nativePattern = nil; minItems = nil; maxItems = nil; items = nil
         minProperties = nil; maxProperties = nil; propertyKeys = []; propertyNodes = []
         propertyBits = []; propertyIndex = nil; requiredMask = 0; otherRequired = []; additional = nil; propertyNames = nil
-        allOf = []; anyOf = []; ref = nil; hasObjectKeywords = false; combines = !value
+        allOf = []; anyOf = []; ref = nil; hasObjectKeywords = false; combines = !value; passesCounts = value
         unretained = Unretained(items: nil, additional: nil, propertyNames: nil, properties: [], allOf: [], anyOf: [])
     }
 
@@ -133,6 +136,9 @@ final class FastNode {
         self.anyOf = anyOf
         hasObjectKeywords = !properties.isEmpty || additional != nil || propertyNames != nil || n.minProperties != nil || n.maxProperties != nil
         combines = ref != nil || !allOf.isEmpty || !anyOf.isEmpty || enumValues != nil || constValue != nil
+        passesCounts = !combines && n.typeMask.map { $0.bits & (TypeMask.integer | TypeMask.number) != 0 } ?? true
+            && n.minimum.map { $0 <= JSONNumber(0) } ?? true && n.exclusiveMinimum.map { $0 < JSONNumber(0) } ?? true
+            && n.maximum == nil && n.exclusiveMaximum == nil
         unretained = Unretained(items: items, additional: additional, propertyNames: propertyNames, properties: properties,
                                 allOf: allOf, anyOf: anyOf)
     }

@@ -184,12 +184,15 @@ struct TextCursor {
         }
         i += 1
         var count = 0
+        let counts = items.map { $0._withUnsafeGuaranteedRef { $0.passesCounts } } ?? false
         skipSpace()
         if i < end && base[i] == 0x5D { i += 1 }
         else {
             while true {
                 skipSpace()
-                guard value(items, depth: depth + 1) else { return false }
+                // An element of plain digits where every non-negative integer passes: read over, not checked;
+                // anything else is read the general way.
+                if counts, let e = plainDigitsEnd() { i = e } else { guard value(items, depth: depth + 1) else { return false } }
                 count += 1
                 skipSpace()
                 guard i < end else { return false }
@@ -202,6 +205,18 @@ struct TextCursor {
         if let m = minItems, count < m { return false }
         if let m = maxItems, count > m { return false }
         return true
+    }
+
+    /// Where the non-negative integer written as plain digits at the cursor ends: "0", or digits not starting with 0,
+    /// followed by neither a digit, a fraction nor an exponent. Nil for anything else (the general reading decides).
+    @inline(__always) private func plainDigitsEnd() -> Int? {
+        var k = i
+        guard k < end, base[k] &- 0x30 < 10 else { return nil }
+        if base[k] == 0x30 { k += 1 } else { while k < end && base[k] &- 0x30 < 10 { k += 1 } }
+        guard k < end else { return nil }
+        let next = base[k]
+        if next &- 0x30 < 10 || next == 0x2E || next == 0x65 || next == 0x45 { return nil }
+        return k
     }
 
     // MARK: Scalars
