@@ -69,8 +69,9 @@ public struct CatalogDomain: Domain {
         _ = catalog.categoryTrails
         _ = catalog.categoryTrailsByIndex
         _ = catalog.allProductsFingerprint   // (and the context's)
-        _ = catalog.allSearchTextFingerprint
         try order.wait()
+        // (Only now: it reads the search order, which a lazy property must not be made on two threads at once.)
+        _ = catalog.allSearchTextFingerprint
         // Content-named units (the ranked index) are built on a thread of their own from here on, alongside the other units'
         // rendering and then the validation and serialisation of the rest; their files join the others when those are done.
         let included = CatalogOutputs.all.filter { $0.isIncluded(in: catalog) }
@@ -106,9 +107,13 @@ public struct CatalogDomain: Domain {
         }
         clock.lap("render (all units)")
         // The search order, for the next build to check and take (a sort of every product otherwise).
-        result.memos[CatalogContext.searchOrderMemo] = catalog.searchOrder.map { Int32(truncatingIfNeeded: $0) }
+        result.memos = model.keptOrders
+        result.memos[CatalogContext.searchOrderMemo] = KeptOrder.memo(catalog.searchOrder)
         return result
     }
+
+    /// The names the products' id and popularity orders are kept under in the build cache (see `KeptOrder`).
+    static let idOrderMemo = "catalog.idOrder", popularityOrderMemo = "catalog.popularityOrder"
 
     /// Read → Check: the typed model with every policy applied and counted.
     public func load(_ context: BuildContext) throws -> CatalogModel {
@@ -250,11 +255,14 @@ public struct CatalogDomain: Domain {
              variants.filter { $0.value.count > 1 }.keys.sorted().map { variants[$0]!.keys.sorted().joined(separator: "/") })
         note("products without a brand", missingBrand, "shown as \"\(settings.unbrandedName)\" on detail pages and in indexes; null brand on category pages")
 
-        // Id order (ids are distinct).
-        let byId = store.records.indices.sorted { a, b in
-            let ra = store.records[a], rb = store.records[b]
-            return Product.precedes(store.idUTF8(ra), store.idUTF8(rb), ascii: ra.ascii && rb.ascii)
+        // Id order (ids are distinct): the build before's when it still is (no product line added, removed or moved).
+        let records = store.records
+        func idPrecedes(_ a: Int, _ b: Int) -> Bool {
+            Product.precedes(store.idUTF8(records[a]), store.idUTF8(records[b]), ascii: records[a].ascii && records[b].ascii)
         }
+        let keptById = KeptOrder.taken(context.earlier?.memo(Self.idOrderMemo), count: records.count, by: idPrecedes)
+        if keptById != nil { context.earlier?.note("product id order: taken from the build cache") }
+        let byId = keptById ?? records.indices.sorted(by: idPrecedes)
         let products = store.finish(order: byId)
         // Each product's record as read (before the policies left some out and the id order moved them).
         let kept = readRecords.indices.filter { readRecords[$0].price >= 0 }
@@ -291,7 +299,11 @@ public struct CatalogDomain: Domain {
         for (i, p) in products.enumerated() { if let own = chains[p.categoryIndex].first { directLists[own].append(i) } }
         // One sort of all products (products are in id order, so the index breaks ties as the id would), then each
         // product joins its category and every ancestor: each list comes out in that order, each product once.
-        let byPopularity = products.indices.sorted { popularity[$0] != popularity[$1] ? popularity[$0] > popularity[$1] : $0 < $1 }
+        // (The build before's order when it still is: no rating changed.)
+        func popular(_ a: Int, _ b: Int) -> Bool { popularity[a] != popularity[b] ? popularity[a] > popularity[b] : a < b }
+        let keptByPopularity = KeptOrder.taken(context.earlier?.memo(Self.popularityOrderMemo), count: products.count, by: popular)
+        if keptByPopularity != nil { context.earlier?.note("popularity order: taken from the build cache") }
+        let byPopularity = keptByPopularity ?? products.indices.sorted(by: popular)
         var subtreeLists = [[Int]](repeating: [], count: dfs.count)
         for i in byPopularity { for k in chains[products[i].categoryIndex] { subtreeLists[k].append(i) } }
         var subtree: [String: [Int]] = [:], direct: [String: [Int]] = [:]
@@ -313,6 +325,7 @@ public struct CatalogDomain: Domain {
                                  featured: featured, popularity: popularity, unbrandedName: settings.unbrandedName)
         model.report = report
         model.uncategorizedId = settings.uncategorizedId
+        model.keptOrders = [Self.idOrderMemo: KeptOrder.memo(byId), Self.popularityOrderMemo: KeptOrder.memo(byPopularity)]
         // Each product's fingerprints (of every field it has, and of its searchable text), in parallel; the data
         // version is the hash of them all in order: it changes whenever anything a product shows does.
         let fingerprinting = context.site.sourceFingerprint != nil

@@ -300,4 +300,6 @@ public struct CatalogModel: Sendable {
     /// `products` order: the search indexes' keyword maps and term shards depend on nothing else of a product, so a
     /// price change leaves them as they were. Empty when `productFingerprints` is.
     public var textFingerprints: [Fingerprint] = []
+    /// The id and popularity orders, for the next build to check and take (see `KeptOrder`).
+    var keptOrders: [String: [Int32]] = [:]
 }

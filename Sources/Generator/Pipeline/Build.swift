@@ -169,9 +169,9 @@ public enum Build {
 
     /// Writes the cache of the tree now in the output: each fingerprinted file with its hash and size, in file order.
     static func saveCache(_ files: [OutputFile], _ rendered: [Rendered], previous: [String: BuildCache.Entry], release: String, to url: URL,
-                          output: URL, summary: inout BuildSummary) {
+                          output: URL, memos: [String: [Int32]] = [:], summary: inout BuildSummary) {
         let bytes = BuildCache.finish(cacheBytes(files, rendered, previous: previous, release: release),
-                                      stamps: stamps(rendered, in: output))
+                                      stamps: stamps(rendered, in: output), memos: memos)
         if let why = BuildCache.save(bytes: bytes, to: url) { summary.warnings.append(why) }
     }
 
@@ -360,6 +360,9 @@ public enum Build {
 
     /// Positions of `rendered` in path order (paths are distinct).
     static func pathOrder(_ rendered: [Rendered]) -> [Int] { rendered.indices.sorted { rendered[$0].path < rendered[$1].path } }
+
+    /// The name the files' order by path is kept under in the build cache (see `KeptOrder`).
+    static let pathOrderMemo = "build.pathOrder"
 
     /// The same from the entries (`contentEntries`) and their order by path.
     static func contentDigest(_ entries: [(String, String)?], inPathOrder order: [Int]) -> String {

@@ -332,13 +332,19 @@ final class BuildRun {
         // (The content digest is made meanwhile: both walk every file.)
         let (files, rendered) = (self.files, self.rendered)
         // (The files' order by path is made there too, once: the release stage lists them in it.)
-        let digesting = Background { () -> (String, [Int]) in
-            let order = Build.pathOrder(rendered)
-            return (Build.contentDigest(Build.contentEntries(files, rendered), inPathOrder: order), order)
+        // (The build before's order when it still is: the same files.)
+        let keptOrder = context.earlier?.memo(Build.pathOrderMemo)
+        let digesting = Background { () -> (String, [Int], Bool) in
+            let kept = KeptOrder.taken(keptOrder, count: rendered.count) { rendered[$0].path < rendered[$1].path }
+            let order = kept ?? Build.pathOrder(rendered)
+            return (Build.contentDigest(Build.contentEntries(files, rendered), inPathOrder: order), order, kept != nil)
         }
         summary.warnings += try PagesRules.check(files.indices.map { .init(path: rendered[$0].path, size: rendered[$0].size, sizeSetting: files[$0].kind?.sizeSetting) },
                                                  target: site.target)
-        (digest, pathOrder) = try digesting.wait()
+        let taken: Bool
+        (digest, pathOrder, taken) = try digesting.wait()
+        if taken { summary.notes.append("file order by path: taken from the build cache") }
+        memos[Build.pathOrderMemo] = KeptOrder.memo(pathOrder)
         stage("check")
         summary.reused = rendered.indices.lazy.filter { self.rendered[$0].reused }.count
         summary.copiedFragments = rendered.indices.reduce(0) { $0 + self.rendered[$1].copiedFragments }
@@ -347,7 +353,8 @@ final class BuildRun {
               options.previous == nil || options.previous == options.output || options.previousSite != nil else { return nil }
         // The tree stays; its files' fingerprints may have changed (a setting that moved no byte): kept for next time.
         if options.useCache, let current, current.fileIndex.sha256 == previous.fileIndex.sha256 {
-            Build.saveCache(files, rendered, previous: cache, release: current.fileIndex.sha256, to: cacheFile, output: options.output, summary: &summary)
+            Build.saveCache(files, rendered, previous: cache, release: current.fileIndex.sha256, to: cacheFile, output: options.output,
+                            memos: memos, summary: &summary)
         }
         if let why = snapshotFile?.commit() { summary.warnings.append(why) }
         return unchanged(previous)

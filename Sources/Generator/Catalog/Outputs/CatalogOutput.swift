@@ -30,7 +30,7 @@ final class CatalogContext: @unchecked Sendable {
             return SearchOrderKey(group: UInt64(brand) << 32 | UInt64(categoryRank[p.categoryIndex]), p)
         }
         // The build before's order when it is still this one (no product moved: a price changed), else sorted.
-        if let kept = Self.ordered(earlier?.memo(Self.searchOrderMemo), keys, by: SearchOrderKey.precedes) {
+        if let kept = KeptOrder.taken(earlier?.memo(Self.searchOrderMemo), count: keys.count, by: { SearchOrderKey.precedes(keys[$0], keys[$1]) }) {
             earlier?.note("search order: taken from the build cache (no product moved)")
             return kept
         }
@@ -40,25 +40,6 @@ final class CatalogContext: @unchecked Sendable {
 
     /// The name the search order is kept under in the build cache (`DomainResult.memos`).
     static let searchOrderMemo = "catalog.searchOrder"
-
-    /// `order` (indices into `keys`, from the build cache, so not trusted) when it is what sorting `keys` by `precedes`
-    /// gives: each index once, and each key strictly before the next. `precedes` is a strict total order (its last
-    /// tie-break is the product id, which is unique), so the sorted order is unique, and this is it. One pass instead
-    /// of a sort; nil when it is not (a product added, removed, renamed, moved, or a damaged cache).
-    static func ordered<Key>(_ order: [Int32]?, _ keys: [Key], by precedes: (Key, Key) -> Bool) -> [Int]? {
-        guard let order, order.count == keys.count else { return nil }
-        var seen = [Bool](repeating: false, count: keys.count)
-        var result: [Int] = []
-        result.reserveCapacity(order.count)
-        for v in order {
-            let i = Int(v)
-            guard i >= 0, i < keys.count, !seen[i] else { return nil }
-            if let last = result.last, !precedes(keys[last], keys[i]) { return nil }
-            seen[i] = true
-            result.append(i)
-        }
-        return result
-    }
 
     /// What the search order compares first, as integers: brand and category ranks, then a name's first 8 bytes
     /// (big-endian, zero-padded: for two ASCII names that differ there, their order is the names' byte order).
