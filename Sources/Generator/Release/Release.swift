@@ -1,6 +1,7 @@
 import Foundation
 import Schemas
 import TreeClient
+import Indexer
 
 /// One file of a release: what apps verify before they use it.
 public struct FileEntry: Sendable, Equatable {
@@ -28,16 +29,23 @@ public struct PreviousRelease: Sendable {
     let entries: EntryIndex
 
     /// Entries by path (the first of two with one path), as positions in the list: a table of 100,000 paths that
-    /// holds no second copy of each entry.
-    struct EntryIndex: Sendable {
+    /// holds no second copy of each entry, looked up by the path's bytes (`TokenTable`: a build asks it once per file,
+    /// and Swift's string hashing cost more than the rest of the lookup).
+    struct EntryIndex: @unchecked Sendable {
         private let files: [FileEntry]
-        private let at: [String: Int32]
+        private let at: TokenTable<Int32>
         init(_ files: [FileEntry]) {
-            var at = [String: Int32](minimumCapacity: files.count)
-            for i in files.indices where at[files[i].path] == nil { at[files[i].path] = Int32(i) }
+            var at = TokenTable<Int32>()
+            for i in files.indices {
+                var path = files[i].path
+                path.withUTF8 { if at.find($0) == nil { at.insert($0, Int32(i)) } }
+            }
             self.files = files; self.at = at
         }
-        subscript(path: String) -> FileEntry? { at[path].map { files[Int($0)] } }
+        subscript(path: String) -> FileEntry? {
+            var path = path
+            return path.withUTF8 { at.find($0) }.map { files[Int(at.values[$0])] }
+        }
     }
     /// Its files hashed already in this build (see `earlier`), not hashed again while unchanged.
     let verified = VerifiedFiles()

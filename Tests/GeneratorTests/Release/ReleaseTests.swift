@@ -190,6 +190,21 @@ final class ReleaseTests: XCTestCase {
     /// A large file whose new version copied every fragment but a few, its last one (a seed index's maps) included,
     /// is a small change (its diff is not held back behind another large one); maps made anew, or many entries
     /// changed, are not.
+    /// The previous release's entries by path: the first of two with one path; paths told apart by their bytes (a
+    /// file's name on disk), so two spellings of "é" are two paths.
+    func testEntriesByPath() {
+        func entry(_ path: String, _ sha: String) -> FileEntry { FileEntry(path: path, sha256: sha, size: 1, schema: nil) }
+        let files = [entry("a.json", "1"), entry("products/p1/details.json", "2"), entry("a.json", "3"), entry("caf\u{E9}.json", "4"),
+                     entry("cafe\u{301}.json", "5")] + (0..<1000).map { entry("products/x\($0)/details.json", "\($0)") }
+        let index = PreviousRelease.EntryIndex(files)
+        XCTAssertEqual(index["a.json"]?.sha256, "1")
+        XCTAssertEqual(index["products/p1/details.json"]?.sha256, "2")
+        XCTAssertEqual(index["caf\u{E9}.json"]?.sha256, "4")
+        XCTAssertEqual(index["cafe\u{301}.json"]?.sha256, "5")
+        XCTAssertNil(index["b.json"]); XCTAssertNil(index["products/p1"]); XCTAssertNil(index[""])
+        for k in [0, 517, 999] { XCTAssertEqual(index["products/x\(k)/details.json"]?.sha256, "\(k)") }
+    }
+
     func testSmallChangeIsToldByTheCopiedFragments() {
         let ranges = (0..<1000).map { ($0 * 10)..<($0 * 10 + 9) }
         func layout(copied: [Int]) -> ReleaseFiles.Fragments {
