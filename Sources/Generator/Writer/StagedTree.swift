@@ -217,7 +217,8 @@ public final class StagedTree: @unchecked Sendable {
     /// The names of the real folders directly in a folder, looked up by their bytes (`TokenTable`): a `Set` hashed each
     /// name with Swift's own hasher, 100,000 times a build (once per product page). A class: handed out by reference.
     final class FolderListing: @unchecked Sendable {
-        var names = TokenTable<Void>()
+        let names: TokenTable<Void>
+        init(_ names: TokenTable<Void>) { self.names = names }
     }
 
     /// A folder's name as a table key, hashed by a fast hash of its bytes (`ByteHash`): Swift's own string hashing
@@ -245,7 +246,7 @@ public final class StagedTree: @unchecked Sendable {
         if let known = realSubfolders[key] { lock.unlock(); return known }
         lock.unlock()
         guard isRealFolder(folder) else { return nil }
-        let found = FolderListing()
+        var names = TokenTable<Void>()
         let fd = folder.isEmpty ? dup(outputFD) : openat(outputFD, String(folder), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0, let dir = fdopendir(fd) else { if fd >= 0 { close(fd) }; return nil }
         defer { closedir(dir) }
@@ -259,8 +260,9 @@ public final class StagedTree: @unchecked Sendable {
                 guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
             }
             var n = name
-            n.withUTF8 { if found.names.find($0) == nil { found.names.insert($0, ()) } }
+            n.withUTF8 { if names.find($0) == nil { names.insert($0, ()) } }
         }
+        let found = FolderListing(names)
         lock.lock(); realSubfolders[key] = found; lock.unlock()
         return found
     }
