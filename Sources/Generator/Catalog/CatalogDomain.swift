@@ -260,9 +260,8 @@ public struct CatalogDomain: Domain {
         func idPrecedes(_ a: Int, _ b: Int) -> Bool {
             Product.precedes(store.idUTF8(records[a]), store.idUTF8(records[b]), ascii: records[a].ascii && records[b].ascii)
         }
-        let keptById = KeptOrder.taken(context.earlier?.memo(Self.idOrderMemo), count: records.count, by: idPrecedes)
-        if keptById != nil { context.earlier?.note("product id order: taken from the build cache") }
-        let byId = keptById ?? records.indices.sorted(by: idPrecedes)
+        let (byId, idOrderTaken) = KeptOrder.order(context.earlier?.memo(Self.idOrderMemo), count: records.count, by: idPrecedes)
+        if idOrderTaken { context.earlier?.note("product id order: taken from the build cache") }
         let products = store.finish(order: byId)
         // Each product's record as read (before the policies left some out and the id order moved them).
         let kept = readRecords.indices.filter { readRecords[$0].price >= 0 }
@@ -301,9 +300,8 @@ public struct CatalogDomain: Domain {
         // product joins its category and every ancestor: each list comes out in that order, each product once.
         // (The build before's order when it still is: no rating changed.)
         func popular(_ a: Int, _ b: Int) -> Bool { popularity[a] != popularity[b] ? popularity[a] > popularity[b] : a < b }
-        let keptByPopularity = KeptOrder.taken(context.earlier?.memo(Self.popularityOrderMemo), count: products.count, by: popular)
-        if keptByPopularity != nil { context.earlier?.note("popularity order: taken from the build cache") }
-        let byPopularity = keptByPopularity ?? products.indices.sorted(by: popular)
+        let (byPopularity, popularityTaken) = KeptOrder.order(context.earlier?.memo(Self.popularityOrderMemo), count: products.count, by: popular)
+        if popularityTaken { context.earlier?.note("popularity order: taken from the build cache") }
         var subtreeLists = [[Int]](repeating: [], count: dfs.count)
         for i in byPopularity { for k in chains[products[i].categoryIndex] { subtreeLists[k].append(i) } }
         var subtree: [String: [Int]] = [:], direct: [String: [Int]] = [:]

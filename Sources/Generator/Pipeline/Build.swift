@@ -355,13 +355,16 @@ public enum Build {
 
     /// The digest of the tree's content: every file's entry in path order.
     static func contentDigest(_ files: [OutputFile], _ rendered: [Rendered]) -> String {
-        contentDigest(contentEntries(files, rendered), inPathOrder: pathOrder(rendered))
+        contentDigest(contentEntries(files, rendered), inPathOrder: pathOrder(rendered).order)
     }
 
-    /// Positions of `rendered` in path order (paths are distinct).
-    static func pathOrder(_ rendered: [Rendered]) -> [Int] { rendered.indices.sorted { rendered[$0].path < rendered[$1].path } }
+    /// Positions of `rendered` in path order (paths are distinct): `kept` (the build before's, from the build cache)
+    /// when it still is (`taken`), else sorted (see `KeptOrder`).
+    static func pathOrder(_ rendered: [Rendered], kept: [Int32]? = nil) -> (order: [Int], taken: Bool) {
+        KeptOrder.order(kept, count: rendered.count) { rendered[$0].path < rendered[$1].path }
+    }
 
-    /// The name the files' order by path is kept under in the build cache (see `KeptOrder`).
+    /// The name the files' order by path is kept under in the build cache.
     static let pathOrderMemo = "build.pathOrder"
 
     /// The same from the entries (`contentEntries`) and their order by path.

@@ -335,9 +335,8 @@ final class BuildRun {
         // (The build before's order when it still is: the same files.)
         let keptOrder = context.earlier?.memo(Build.pathOrderMemo)
         let digesting = Background { () -> (String, [Int], Bool) in
-            let kept = KeptOrder.taken(keptOrder, count: rendered.count) { rendered[$0].path < rendered[$1].path }
-            let order = kept ?? Build.pathOrder(rendered)
-            return (Build.contentDigest(Build.contentEntries(files, rendered), inPathOrder: order), order, kept != nil)
+            let (order, taken) = Build.pathOrder(rendered, kept: keptOrder)
+            return (Build.contentDigest(Build.contentEntries(files, rendered), inPathOrder: order), order, taken)
         }
         summary.warnings += try PagesRules.check(files.indices.map { .init(path: rendered[$0].path, size: rendered[$0].size, sizeSetting: files[$0].kind?.sizeSetting) },
                                                  target: site.target)

@@ -20,6 +20,12 @@ enum KeptOrder {
         return result
     }
 
+    /// The order of `count` items by `precedes`: `kept` when it still is (`taken`), else sorted.
+    static func order(_ kept: [Int32]?, count: Int, by precedes: (Int, Int) -> Bool) -> (order: [Int], taken: Bool) {
+        if let order = taken(kept, count: count, by: precedes) { return (order, true) }
+        return ((0..<count).sorted(by: precedes), false)
+    }
+
     /// An order as the build cache keeps it.
     static func memo(_ order: [Int]) -> [Int32] { order.map { Int32(truncatingIfNeeded: $0) } }
 }
