@@ -95,7 +95,8 @@ public enum SeedIndex {
     /// `document(i)` (the i-th document, asked only for these) and written; the maps copied whole when their key is
     /// there (no searchable text changed), else edited for the entries added and dropped (see `MapSplice`), when they
     /// are few (`mapSpliceLimit`). Runs of entries that lay side by side in the earlier file are copied as one.
-    /// `ids`: the documents' numbers by id (asked only when maps are edited; else a table is made from `document`).
+    /// `ids`: the documents' numbers by id (asked only when maps are edited; else a table is made from `document`,
+    /// asked for each then).
     /// False, with nothing written, when the index is better written whole.
     public static func splice(count: Int, document: (Int) -> SearchDocument, ids: IdPositions? = nil, order: [Int]? = nil,
                               version: String, generatedAt: String, compact: Bool, fragments f: Fragments,
@@ -134,28 +135,26 @@ public enum SeedIndex {
         }
         var mapWriter: MapSplice.Writer?
         if let m = maps {
-            // Each id's position in the index, looked up only to place an id in a list: the document's number, then
-            // its place in `order`.
-            var positions: [String: Int]?, places: [Int]?
-            func position(_ of: String) -> Int? {
-                if let ids {
-                    guard let i = ids.position(of), i < count else { return nil }
-                    guard let order else { return i }
-                    if places == nil {
-                        var p = [Int](repeating: 0, count: count)
-                        for (k, i) in order.enumerated() { p[i] = k }
-                        places = p
+            // Each id's position in the index, looked up only to place an id in a list: the document's number (from
+            // the caller's table, else one made here from the documents), then its place in `order`.
+            // (A table made here lives only while the maps are planned.)
+            do {
+                mapWriter = try withoutActuallyEscaping(document) { document in
+                    let ids = ids ?? IdPositions(count: count) { k, body in var id = document(k).id; id.withUTF8(body) }
+                    var places: [Int]?
+                    func position(_ of: String) -> Int? {
+                        guard let i = ids.position(of), i < count else { return nil }
+                        guard let order else { return i }
+                        if places == nil {
+                            var p = [Int](repeating: 0, count: count)
+                            for (k, i) in order.enumerated() { p[i] = k }
+                            places = p
+                        }
+                        return places![i]
                     }
-                    return places![i]
+                    return m.writer(try m.plan(adding: additions, position: position))
                 }
-                if positions == nil {
-                    var table = [String: Int](minimumCapacity: count)
-                    for k in 0..<count { table[document(order?[k] ?? k).id] = k }
-                    positions = table
-                }
-                return positions![of]
-            }
-            do { mapWriter = m.writer(try m.plan(adding: additions, position: position)) } catch is SpliceFailed { return false }
+            } catch is SpliceFailed { return false }
             maps = nil   // (the earlier maps' text, let go before the new file grows)
         }
 

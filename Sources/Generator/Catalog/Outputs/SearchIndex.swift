@@ -71,8 +71,6 @@ struct SearchIndexOutput: CatalogOutput {
         var all: [SearchDocument] { try! made.value() }   // (making them cannot fail)
         /// The document at position `k` of the search order.
         func document(_ k: Int) -> SearchDocument { SearchIndexOutput.document(context, context.model.products[context.searchOrder[k]]) }
-        /// Its id alone.
-        func id(_ k: Int) -> String { context.model.products[context.searchOrder[k]].segment }
         /// Their numbers by id, shared by both indexes (its table made only if one of them edits its maps).
         let ids: SeedIndex.IdPositions
     }
