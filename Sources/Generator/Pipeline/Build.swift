@@ -226,11 +226,16 @@ public enum Build {
         // Largest files first: a search index takes seconds on its own and must not start last.
         let weights = files.indices.map { weight(files[$0].content) }
         let order = files.indices.sorted { (weights[$0], $1) > (weights[$1], $0) }
+        // Each worker notes the files it keeps on its own (see `StagedTree.Keeper`), handed to the tree at the end.
+        var keepers = [StagedTree.Keeper](repeating: .init(), count: max(threads, 1))
+        defer { staged.adopt(keepers) }
         files.withUnsafeMutableBufferPointer { inputs in
         out.withUnsafeMutableBufferPointer { res in
         invalid.withUnsafeMutableBufferPointer { bad in
+        keepers.withUnsafeMutableBufferPointer { keepers in
             errors.withUnsafeMutableBufferPointer { errs in
-                Parallel.forEach(order, threads: threads) { worker, i in
+                // The heaviest files one at a time, then the light ones (pages, mostly kept) a few at a time.
+                Parallel.forEach(order, threads: threads, singles: threads * 64, batch: 32) { worker, i in
                     let started = TraceClock.isOn ? Date() : nil
                     defer {
                         inputs[i].dropContent(); ticker?.advance()
@@ -242,7 +247,7 @@ public enum Build {
                     // Made from the same inputs as the output's file: kept as it is (checked when it was made). (Its
                     // fields read in place: 100,000 kept files are not copied whole.)
                     if let fp = inputs[i].fingerprint, let c = cache[inputs[i].path], c.fingerprint == fp,
-                       staged.keep(inputs[i].path, sha256: c.sha256, size: c.size) {
+                       staged.keep(inputs[i].path, sha256: c.sha256, size: c.size, in: &keepers[worker]) {
                         res[i] = Rendered(path: inputs[i].path, size: c.size, sha256: c.sha256, schema: schema, reused: true, keptFragments: !c.fragments.isEmpty)
                         return
                     }
@@ -298,6 +303,7 @@ public enum Build {
                     }
                 }
             }
+        }
         }
         }
         }

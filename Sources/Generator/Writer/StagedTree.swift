@@ -149,7 +149,8 @@ public final class StagedTree: @unchecked Sendable {
         }
         // (Searched as bytes: a Character search costs microseconds per path.)
         let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
-        if previous(path) == sha256, isReusable(path, folder: folder, size: bytes.count) {
+        var keeper = Keeper()
+        if previous(path) == sha256, isReusable(path, folder: folder, size: bytes.count, keeper: &keeper) {
             lock.lock(); keptPaths.append(path); paths.insert(path); lock.unlock()
             return
         }
@@ -187,31 +188,72 @@ public final class StagedTree: @unchecked Sendable {
     /// the same): true when the current tree has it as a regular file of `size` bytes, with this sha256 in its index,
     /// reached through real folders. False means the caller must render and `put` it.
     public func keep(_ path: String, sha256: String, size: Int) -> Bool {
-        let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
-        guard Self.isPlainRelativePath(path), previous(path) == sha256, isReusable(path, folder: folder, size: size) else { return false }
-        lock.lock(); keptPaths.append(path); paths.insert(path); lock.unlock()
+        var keeper = Keeper()
+        guard keep(path, sha256: sha256, size: size, in: &keeper) else { return false }
+        adopt([keeper])
         return true
+    }
+
+    /// One worker's share of the kept files: gathered without the tree's lock (two cores taking it for each of
+    /// 100,000 pages wait on each other), with the folder listing it used last, and handed to the tree by `adopt`.
+    public struct Keeper {
+        fileprivate var kept: [String] = []
+        fileprivate var parent: Substring = ""
+        fileprivate var listing: FolderListing?
+        public init() {}
+        /// How many files it kept.
+        public var count: Int { kept.count }
+    }
+
+    /// `keep(_:sha256:size:)` for one worker: the kept path is noted in `keeper`, which the caller hands to `adopt`
+    /// before the tree is asked what it holds (`has`, `commit`).
+    public func keep(_ path: String, sha256: String, size: Int, in keeper: inout Keeper) -> Bool {
+        let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
+        guard Self.isPlainRelativePath(path), previous(path) == sha256, isReusable(path, folder: folder, size: size, keeper: &keeper) else { return false }
+        keeper.kept.append(path)
+        return true
+    }
+
+    /// Takes the files the keepers kept into the tree.
+    public func adopt(_ keepers: [Keeper]) {
+        lock.lock(); defer { lock.unlock() }
+        for k in keepers {
+            keptPaths += k.kept
+            for p in k.kept { paths.insert(p) }
+        }
     }
 
     /// A file of the current tree that may stay as it is: a regular file of the expected size (a symlink or special
     /// file someone put in the tree is replaced by the bytes we made), reached through real folders.
-    private func isReusable(_ path: String, folder: Substring, size: Int) -> Bool {
-        guard outputFD >= 0, isRealFolder(folder) else { return false }
+    private func isReusable(_ path: String, folder: Substring, size: Int, keeper: inout Keeper) -> Bool {
+        guard outputFD >= 0, isRealFolder(folder, keeper: &keeper) else { return false }
         var st = stat()
         return fstatat(outputFD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size == size
     }
 
     /// Whether a folder of the current tree is a real folder all the way up (no symlinked folder on the way), so a
     /// link made through it stays inside the tree. Told by listing each parent folder once (`d_type`), not by a
-    /// `stat` per folder: 100,000 product pages are 100,000 folders of one parent.
-    private func isRealFolder(_ folder: Substring) -> Bool {
+    /// `stat` per folder: 100,000 product pages are 100,000 folders of one parent. (The keeper remembers the last
+    /// parent's listing: consecutive pages share it, and the tree's table of listings is behind its lock.)
+    private func isRealFolder(_ folder: Substring, keeper: inout Keeper) -> Bool {
         if folder.isEmpty { return true }
         let slash = folder.utf8.lastIndex(of: UInt8(ascii: "/"))
         let parent = slash.map { folder[..<$0] } ?? ""
         let name = slash.map { folder[folder.utf8.index(after: $0)...] } ?? folder
-        guard let listing = subfolders(of: parent) else { return false }
+        let listing: FolderListing
+        if let known = keeper.listing, keeper.parent.utf8.elementsEqual(parent.utf8) { listing = known } else {
+            guard let found = subfolders(of: parent) else { return false }
+            (keeper.parent, keeper.listing) = (parent, found)
+            listing = found
+        }
         var n = name
         return n.withUTF8 { listing.names.find($0) != nil }
+    }
+
+    /// The same without a keeper (while a folder is listed).
+    private func isRealFolder(_ folder: Substring) -> Bool {
+        var keeper = Keeper()
+        return isRealFolder(folder, keeper: &keeper)
     }
 
     /// The names of the real folders directly in a folder, looked up by their bytes (`TokenTable`): a `Set` hashed each

@@ -37,6 +37,25 @@ final class ParallelTests: XCTestCase {
         }
     }
 
+    /// `forEach` taking the first items one at a time and the rest in batches runs every item of the order exactly
+    /// once, on a worker in range, whatever the counts (batches longer than the rest, no singles, one thread).
+    func testForEachInBatchesRunsEveryItemOnce() {
+        for (n, singles, batch, threads) in [(0, 4, 8, 2), (1, 4, 8, 2), (5, 10, 3, 2), (1000, 128, 32, 2), (1001, 0, 7, 3),
+                                              (999, 999, 50, 2), (300, 5, 1, 4), (64, 2, 1000, 2), (500, 7, 9, 1), (77, 3, 0, 2)] {
+            let order = (0..<n).reversed().map { $0 }   // (any order: here the reverse)
+            var seen = [Int](repeating: 0, count: n), workers = [Int](repeating: -1, count: n)
+            seen.withUnsafeMutableBufferPointer { seen in
+                workers.withUnsafeMutableBufferPointer { workers in
+                    Parallel.forEach(order, threads: threads, singles: singles, batch: batch) { worker, i in
+                        seen[i] += 1; workers[i] = worker
+                    }
+                }
+            }
+            XCTAssertEqual(seen, [Int](repeating: 1, count: n), "\(n) items, \(singles) singles, batches of \(batch), \(threads) threads")
+            XCTAssertTrue(workers.allSatisfy { (0..<threads).contains($0) }, "\(n)/\(threads)")
+        }
+    }
+
     /// `halves` covers 0..<n with two contiguous ranges, the first one first, the larger half second when n is odd.
     func testHalvesCoverEveryIndexOnce() {
         for n in [0, 1, 2, 7, 10_000] {

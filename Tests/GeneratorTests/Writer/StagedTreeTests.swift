@@ -90,6 +90,38 @@ final class StagedTreeTests: XCTestCase {
         XCTAssertEqual(try staged.commit().linked, 1)
     }
 
+    /// One worker's keeper remembers the last parent folder's listing: a page in a real folder is kept, then one of
+    /// the same name under a symlinked sibling folder is not (the listing remembered is not the sibling's), nor one
+    /// in a symlinked folder of the remembered parent. What a keeper kept is in the tree once adopted, not before.
+    func testAKeeperKeepsOnlyThroughRealFoldersAndHandsItsFilesOver() throws {
+        let parent = TestSupport.tempDir("keeper"), out = parent.appendingPathComponent("dist"), outside = parent.appendingPathComponent("outside")
+        let fm = FileManager.default
+        for dir in ["products/a", "products/b", "outside/c"] {
+            try fm.createDirectory(at: parent.appendingPathComponent(dir == "outside/c" ? dir : "dist/" + dir), withIntermediateDirectories: true)
+        }
+        for path in ["dist/products/a/details.json", "dist/products/b/details.json", "outside/c/details.json"] {
+            try Data(bytes).write(to: parent.appendingPathComponent(path))
+        }
+        try fm.createSymbolicLink(at: out.appendingPathComponent("mirror"), withDestinationURL: out.appendingPathComponent("products"))
+        try fm.createSymbolicLink(at: out.appendingPathComponent("products/c"), withDestinationURL: outside.appendingPathComponent("c"))
+        let paths = ["products/a/details.json", "mirror/a/details.json", "products/b/details.json", "products/c/details.json"]
+        let staged = try StagedTree(output: out, previous: Dictionary(uniqueKeysWithValues: paths.map { ($0, sha) }))
+        var keeper = StagedTree.Keeper()
+        XCTAssertEqual(paths.map { staged.keep($0, sha256: sha, size: bytes.count, in: &keeper) }, [true, false, true, false])
+        XCTAssertEqual(keeper.count, 2)
+        XCTAssertFalse(staged.has("products/a/details.json"), "not the tree's until adopted")
+        staged.adopt([keeper])
+        XCTAssertTrue(staged.has("products/a/details.json"))
+        XCTAssertTrue(staged.has("products/b/details.json"))
+        XCTAssertFalse(staged.has("mirror/a/details.json"))
+        // Another hash, or another size: not kept.
+        var other = StagedTree.Keeper()
+        XCTAssertFalse(staged.keep("products/a/details.json", sha256: String(repeating: "1", count: 64), size: bytes.count, in: &other))
+        XCTAssertFalse(staged.keep("products/b/details.json", sha256: sha, size: bytes.count + 1, in: &other))
+        XCTAssertEqual(other.count, 0)
+        XCTAssertEqual(try staged.commit().linked, 2)
+    }
+
     func testPathsThatCouldLeaveTheTreeAreRefused() throws {
         for bad in ["", "/etc/x", "../x", "a/../../x", "a/./b", "./a", "a//b", "a/", "a\\b", "a/..", "a/.", "x\u{0}y", "x\u{1B}y", ".", ".."] {
             XCTAssertFalse(StagedTree.isPlainRelativePath(bad), bad)
