@@ -41,6 +41,8 @@ final class BuildRun {
     private var snapshotFile: ProductSnapshotFile?
     /// What the output's files were made from (empty, and the summary says why, when the cache cannot be used).
     private var cache: [String: BuildCache.Entry] = [:]
+    /// The build cache was read and taken: it describes the output's release, made by this very executable.
+    private var cacheTaken = false
 
     // The tree (`compile` … `validateAndStage`).
     private var files: [OutputFile] = []
@@ -210,7 +212,7 @@ final class BuildRun {
                     // Those whose stamps changed (a tree copied or restored: new inodes) are hashed now, while the
                     // domains read their inputs, rather than when their new versions are spliced from them (opened the
                     // safe way, as the release lists them; one whose stamp is known is not read).
-                    for (path, e) in c.entries where !e.fragments.isEmpty && current.entries[path]?.sha256 == e.sha256 {
+                    for (path, e) in c.entries where !e.fragments.isEmpty && current.entries.sha256(of: path) == e.sha256 {
                         _ = current.earlier(path, checksum: e.checksum)
                     }
                 }
@@ -240,7 +242,7 @@ final class BuildRun {
         }
         summary.productLinesReused = snapshotFile?.reused ?? 0
         switch try cacheRead?.wait() {
-        case .success(let c)?: cache = c.entries
+        case .success(let c)?: cache = c.entries; cacheTaken = true
         case .failure(let why)?: summary.notes.append(why.description)
         case nil: break
         }
@@ -281,14 +283,14 @@ final class BuildRun {
     /// folder itself changes only at the end, when the complete tree is swapped in.
     func validateAndStage() throws {
         let (entries, previousFiles) = (current?.entries, current?.files ?? [])
-        let staged = try StagedTree(output: options.output, previousHash: { entries?[$0]?.sha256 }, previousPaths: { previousFiles.map(\.path) },
+        let staged = try StagedTree(output: options.output, previousHash: { entries?.sha256(of: $0) }, previousPaths: { previousFiles.map(\.path) },
                                     expectedFiles: files.count)
         self.staged = staged
         begin("checking and writing files", total: files.count)
         // A file the cache describes, as the output has it now (checked against its index entry).
         let current = self.current
         let earlier: (String, BuildCache.Entry) -> EarlierFile? = { path, entry in
-            guard let current, current.entries[path]?.sha256 == entry.sha256 else { return nil }
+            guard let current, current.entries.sha256(of: path) == entry.sha256 else { return nil }
             return current.earlier(path, checksum: entry.checksum)
         }
         // openapi.json's scan of the paths, meanwhile (the files' paths and kinds taken first: their contents go as
@@ -369,10 +371,15 @@ final class BuildRun {
         tree = pathOrder.map { i in ReleaseFiles.TreeFile(path: rendered[i].path, size: rendered[i].size, sha256: rendered[i].sha256, schema: rendered[i].schema) }
         begin("release \(version): file index and deltas")
         let staged = self.staged!
-        let releaseFiles = try ReleaseFiles.make(version: version, currentVersion: summary.currentVersion, generatedAt: context.generatedAt,
-                                                 contentDigest: digest, inputDigest: try fingerprint!.wait(), current: tree, previous: previous,
-                                                 settings: release, site: site, threads: options.threads,
-                                                 fragments: Build.fragmentLayouts(rendered, cache: cache), bytes: { staged.mapped($0) })
+        // The previous release's file index was checked when this very executable made it, when the build cache
+        // (which names that release and the executable) was read.
+        let previousChecked = cacheRead != nil && cacheTaken && current?.fileIndex.sha256 == previous?.fileIndex.sha256
+        let made = try ReleaseFiles.makeFiles(version: version, currentVersion: summary.currentVersion, generatedAt: context.generatedAt,
+                                              contentDigest: digest, inputDigest: try fingerprint!.wait(), current: tree, previous: previous,
+                                              settings: release, site: site, threads: options.threads,
+                                              fragments: Build.fragmentLayouts(rendered, cache: cache), previousChecked: previousChecked,
+                                              bytes: { staged.mapped($0) })
+        let releaseFiles = made.files
         var clock = TraceClock()
         // The build cache's bytes are made while the release files are checked and the tree is committed; they are
         // written once the tree is in place (the cache names the release it describes).
@@ -390,8 +397,12 @@ final class BuildRun {
         _ = try PagesRules.check(releaseFiles.map { .init(path: $0.path, size: $0.bytes.count) }, target: site.target, siteLimit: false)
         // Older file indexes are carried as they were published (immutable, and read back with the sha256 the previous
         // release lists for them): checked when they were made, not again (18 MB each at 100,000 files).
+        // (The new file index by its entries that the previous one did not list as they are, when that one was checked.)
         let previous = self.previous
-        try Build.check(releaseFiles.filter { previous?.entries[$0.path]?.sha256 != $0.sha256 }, checkers: checkers)
+        try Build.check(releaseFiles.filter { previous?.entries.sha256(of: $0.path) != $0.sha256 }.map { f in
+            guard f.kind.name == ManifestKinds.fileIndex.name, let part = made.indexToCheck else { return f }
+            return (f.path, part, f.sha256, f.kind)
+        }, checkers: checkers)
         clock.lap("release: files checked")
         for f in releaseFiles {
             try staged.put(f.path, bytes: f.bytes, sha256: f.sha256)

@@ -46,6 +46,11 @@ public struct PreviousRelease: Sendable {
             var path = path
             return path.withUTF8 { at.find($0) }.map { files[Int(at.values[$0])] }
         }
+        /// Only the entry's sha256 (asked once per file of the tree: the entry is not copied whole).
+        func sha256(of path: String) -> String? {
+            var path = path
+            return path.withUTF8 { at.find($0) }.map { files[Int(at.values[$0])].sha256 }
+        }
     }
     /// Its files hashed already in this build (see `earlier`), not hashed again while unchanged.
     let verified = VerifiedFiles()

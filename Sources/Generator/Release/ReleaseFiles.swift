@@ -24,7 +24,8 @@ enum ReleaseFiles {
 
     /// Entries in path order, stably (a list in order already, as our own indexes are, is not sorted again).
     static func inPathOrder<T: HasPath>(_ list: [T]) -> [T] {
-        if zip(list, list.dropFirst()).allSatisfy({ $0.path <= $1.path }) { return list }
+        // (By index: zipping the list with itself copied each entry twice, its strings retained and released.)
+        if list.indices.dropFirst().allSatisfy({ list[$0 - 1].path <= list[$0].path }) { return list }
         return list.indices.sorted { (list[$0].path, $0) < (list[$1].path, $1) }.map { list[$0] }
     }
 
@@ -48,9 +49,31 @@ enum ReleaseFiles {
     }
 
     /// `bytes` maps a file of the new tree (only changed files are read, to diff them against the previous release).
+    /// `previousChecked`: the previous release's file index was checked against this very schema when it was made (the
+    /// build cache says this executable made it); its entries need not be checked again (see `Made.indexToCheck`).
     static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
                      current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig,
-                     threads: Int = 1, fragments: [String: Fragments] = [:], bytes newBytes: @escaping (String) -> MappedBytes?) throws -> [NewFile] {
+                     threads: Int = 1, fragments: [String: Fragments] = [:], previousChecked: Bool = false,
+                     bytes newBytes: @escaping (String) -> MappedBytes?) throws -> [NewFile] {
+        try makeFiles(version: version, currentVersion: currentVersion, generatedAt: generatedAt, contentDigest: contentDigest,
+                      inputDigest: inputDigest, current: current, previous: previous, settings: settings, site: site, threads: threads,
+                      fragments: fragments, previousChecked: previousChecked, bytes: newBytes).files
+    }
+
+    /// The release files, and what of the file index must be checked against its schema.
+    struct Made {
+        var files: [NewFile]
+        /// The file index's header with only the entries the previous release's index did not have as they are (new or
+        /// changed files, and the release files): the whole index is valid when this is, since its other entries are
+        /// the previous index's, checked when it was made, and the schema checks each entry on its own. Nil: check
+        /// the whole index.
+        var indexToCheck: [UInt8]?
+    }
+
+    static func makeFiles(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
+                          current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig,
+                          threads: Int = 1, fragments: [String: Fragments] = [:], previousChecked: Bool = false,
+                          bytes newBytes: @escaping (String) -> MappedBytes?) throws -> Made {
         let writer = JSONWriter()
         var clock = TraceClock()
         var out: [NewFile] = []
@@ -65,6 +88,8 @@ enum ReleaseFiles {
         // Each patch's text (a replaced map of a search index is tens of MB: never held as values).
         var patches: [String: JSONStream] = [:]
         let sortedCurrent = inPathOrder(current)
+        // Which of them the previous release's index lists as they are (path, hash, size and schema).
+        var listedBefore = [Bool](repeating: false, count: sortedCurrent.count)
         if let previous {
             let cutoff = version - settings.keep
             func keptIndex(_ e: FileEntry) -> Bool {
@@ -77,17 +102,24 @@ enum ReleaseFiles {
             // (Both lists in path order, walked side by side: no table of 100,000 paths.)
             var changed: [FileEntry] = []
             if previous.version == version - 1 {
-                var k = 0
-                for e in inPathOrder(previous.files) {
+                var k = 0, matched = -1
+                let previousFiles = inPathOrder(previous.files)
+                for i in previousFiles.indices {
+                    let e = previousFiles[i]
                     while k < sortedCurrent.count, sortedCurrent[k].path < e.path { k += 1 }
+                    guard k < sortedCurrent.count, sortedCurrent[k].path == e.path else { continue }
                     // (Of two entries with one path, the first counts.)
-                    if k < sortedCurrent.count, sortedCurrent[k].path == e.path, sortedCurrent[k].sha256 != e.sha256,
-                       !e.path.hasPrefix("releases/"), e.path.hasSuffix(".json") { changed.append(e) }
+                    if matched != k {
+                        matched = k
+                        let f = sortedCurrent[k]
+                        if f.sha256 == e.sha256 && f.size == e.size && f.schema == e.schema { listedBefore[k] = true }
+                    }
+                    if sortedCurrent[k].sha256 != e.sha256, !e.path.hasPrefix("releases/"), e.path.hasSuffix(".json") { changed.append(e) }
                 }
             }
             // What is read below, fetched up front (from a site: in parallel).
-            try previous.prefetch(previous.files.filter(keptIndex).map(\.path) + changed.map(\.path))
             let kept = previous.files.filter(keptIndex)
+            try previous.prefetch(kept.map(\.path) + changed.map(\.path))
             // The previous version's entries are known already (its index was read to start this build); older ones
             // are read from their text, in parallel.
             let older = Background { () throws -> [(NewFile, Int, [FileEntry])] in
@@ -122,6 +154,12 @@ enum ReleaseFiles {
                     let isLarge = changed[i].size >= Self.largeDiff && layout?.isSmallChange != true
                     if isLarge { large.wait() }
                     defer { if isLarge { large.signal() } }
+                    let started = TraceClock.isOn ? Date() : nil
+                    defer {
+                        if let started, Date().timeIntervalSince(started) > 0.01 {
+                            FileHandle.standardError.write(Data("  [trace] patch of \(changed[i].path): \(String(format: "%.3f", Date().timeIntervalSince(started))) s\n".utf8))
+                        }
+                    }
                     found[i] = Result {
                         guard let old = try previous.mappedIfPresent(changed[i].path), let new = newBytes(changed[i].path) else { return nil }
                         let known = (old: layout?.old ?? [], new: f?.new ?? [])
@@ -144,20 +182,25 @@ enum ReleaseFiles {
         // A delta from each kept release to this one (release files themselves excluded).
         var deltaRefs: [(from: Int, path: String, added: Int, changed: Int, removed: Int, bytes: Int)] = []
         for old in olderIndexes {
-            // Both lists in path order, walked side by side (the first of two entries with one path counts).
-            let oldFiles = inPathOrder(old.files.filter { !$0.path.hasPrefix("releases/") })
+            // Both lists in path order, walked side by side (the first of two entries with one path counts), the
+            // release files of the old list passed over (not filtered out first: a copy of 100,000 entries).
+            let oldFiles = inPathOrder(old.files)
             var k = 0
-            /// The old entry at `k`, past any later entries with its path.
+            func passReleaseFiles() { while k < oldFiles.count, oldFiles[k].path.hasPrefix("releases/") { k += 1 } }
+            passReleaseFiles()
+            /// The old entry at `k`, past any later entries with its path (and release files).
             func takeOld() -> FileEntry {
                 let o = oldFiles[k]
                 k += 1
                 while k < oldFiles.count, oldFiles[k].path == o.path { k += 1 }
+                passReleaseFiles()
                 return o
             }
             // What the delta lists, found first; then written as text in one pass (a patch copied in as the text it
             // is, once, and let go: the patch of a search index whose maps changed is tens of MB).
             var added: [TreeFile] = [], changed: [(new: TreeFile, old: FileEntry)] = [], removed: [FileEntry] = []
-            for f in sortedCurrent where !f.path.hasPrefix("releases/") {
+            for j in sortedCurrent.indices where !sortedCurrent[j].path.hasPrefix("releases/") {
+                let f = sortedCurrent[j]
                 while k < oldFiles.count, oldFiles[k].path < f.path { removed.append(takeOld()) }
                 if k < oldFiles.count, oldFiles[k].path == f.path {
                     let o = takeOld()
@@ -225,33 +268,39 @@ enum ReleaseFiles {
         // (The tree's files are in path order already: only the release files are merged in.)
         let releaseEntries = out.map { TreeFile(path: $0.path, size: $0.bytes.count, sha256: $0.sha256, schema: $0.kind.schemaPath) }
             .sorted { $0.path < $1.path }
-        var listed: [TreeFile] = []
+        // The index's entries in path order, as positions: the tree's files (≥ 0) with the release files (-1 - their
+        // position) merged in (not a third list of 100,000 entries).
+        var listed: [Int32] = []
         listed.reserveCapacity(sortedCurrent.count + releaseEntries.count)
         var r = 0
-        for f in sortedCurrent {
-            while r < releaseEntries.count, releaseEntries[r].path < f.path { listed.append(releaseEntries[r]); r += 1 }
-            listed.append(f)
+        for j in sortedCurrent.indices {
+            while r < releaseEntries.count, releaseEntries[r].path < sortedCurrent[j].path { listed.append(Int32(-1 - r)); r += 1 }
+            listed.append(Int32(j))
         }
-        listed += releaseEntries[r...]
+        while r < releaseEntries.count { listed.append(Int32(-1 - r)); r += 1 }
         // Streamed as text: with 100,000 files, a JSON value per entry cost more than the rest of this stage.
-        let index = JSONStream(capacity: 64 + listed.count * 160)
-        index.beginObject()
-        index.key("version"); index.int(version)
-        index.key("currentVersion"); index.string(currentVersion)
-        index.key("generatedAt"); index.string(generatedAt)
-        index.key("contentDigest"); index.string(contentDigest)
-        index.key("inputDigest"); index.string(inputDigest)
-        index.key("files"); index.beginArray()
-        func write(_ entries: ArraySlice<TreeFile>, to text: JSONStream) {
-            for f in entries {
-                text.beginObject()
-                text.key("path"); text.string(f.path)
-                text.key("sha256"); text.string(f.sha256)
-                text.key("size"); text.int(f.size)
-                text.key("schema"); text.string(f.schema)
-                text.endObject()
-            }
+        func header(_ index: JSONStream) {
+            index.beginObject()
+            index.key("version"); index.int(version)
+            index.key("currentVersion"); index.string(currentVersion)
+            index.key("generatedAt"); index.string(generatedAt)
+            index.key("contentDigest"); index.string(contentDigest)
+            index.key("inputDigest"); index.string(inputDigest)
+            index.key("files"); index.beginArray()
         }
+        func write(_ f: TreeFile, to text: JSONStream) {
+            text.beginObject()
+            text.key("path"); text.string(f.path)
+            text.key("sha256"); text.string(f.sha256)
+            text.key("size"); text.int(f.size)
+            text.key("schema"); text.string(f.schema)
+            text.endObject()
+        }
+        func write(_ entries: ArraySlice<Int32>, to text: JSONStream) {
+            for e in entries { if e >= 0 { write(sortedCurrent[Int(e)], to: text) } else { write(releaseEntries[Int(-1 - e)], to: text) } }
+        }
+        let index = JSONStream(capacity: 64 + listed.count * 160)
+        header(index)
         if threads > 1 && listed.count >= Self.indexInHalvesFrom {
             // Two halves side by side, each its own list; their entries put into the index as two runs.
             let (first, second) = Parallel.halves(listed.count) { r -> [UInt8] in
@@ -269,6 +318,15 @@ enum ReleaseFiles {
         index.endObject()
         let indexBytes = index.bytes
         out.append((indexPath, indexBytes, Build.sha256Hex(indexBytes), ManifestKinds.fileIndex))
+        var indexToCheck: [UInt8]?
+        if previousChecked {
+            let text = JSONStream(capacity: 1024)
+            header(text)
+            write(listed.filter { $0 < 0 || !listedBefore[Int($0)] }[...], to: text)
+            text.endArray()
+            text.endObject()
+            indexToCheck = text.bytes
+        }
         let indexFile = out.last!
 
         let latest = deltaRefs.first { $0.from == version - 1 }
@@ -283,7 +341,7 @@ enum ReleaseFiles {
         ])
         try add("update-manifest.json", manifest, ManifestKinds.manifest)
         clock.lap("release: file index and manifest")
-        return out
+        return Made(files: out, indexToCheck: indexToCheck)
     }
 }
 

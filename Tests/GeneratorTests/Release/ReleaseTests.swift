@@ -154,6 +154,67 @@ final class ReleaseTests: XCTestCase {
         }
     }
 
+    /// When the previous release's index was checked by this executable, the new one is checked by its header and the
+    /// entries that index did not list as they are (new and changed files, the release files): a new entry that
+    /// breaks the schema is still refused, and the part is valid whenever the whole index is.
+    func testTheNewIndexIsCheckedByWhatThePreviousOneDidNotList() throws {
+        let out = TestSupport.tempDir("indexpart").appendingPathComponent("dist")
+        _ = try Build.run(BuildOptions(input: TestSupport.defaultInput, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        let previous = try XCTUnwrap(try PreviousRelease.load(from: out))
+        let site = try SiteConfig.load(TestSupport.defaultInput.appendingPathComponent("site.json"), displayName: "site.json")
+        let settings = ReleaseSettings(versionPattern: "YYYY.MM.DD.N", keep: 5, forceUpdate: false)
+        var tree = previous.files.filter { !$0.path.hasPrefix("releases/") }
+            .map { ReleaseFiles.TreeFile(path: $0.path, size: $0.size, sha256: $0.sha256, schema: $0.schema) }
+        let summary = try XCTUnwrap(tree.firstIndex { $0.path == "SUMMARY.json" })
+        tree[summary].sha256 = String(repeating: "a", count: 64)
+        func made(_ tree: [ReleaseFiles.TreeFile], previous: PreviousRelease, checked: Bool = true,
+                  digest: String = String(repeating: "b", count: 64)) throws -> ReleaseFiles.Made {
+            try ReleaseFiles.makeFiles(version: 2, currentVersion: "2023.11.15.1", generatedAt: "2023-11-15T00:00:00Z", contentDigest: digest,
+                                       inputDigest: String(repeating: "c", count: 64), current: ReleaseFiles.inPathOrder(tree), previous: previous,
+                                       settings: settings, site: site, threads: 2, previousChecked: checked, bytes: { _ in nil })
+        }
+        let checkers = try [OutputValidation(kinds: [ManifestKinds.fileIndex], baseURL: "https://example.org/"),
+                            OutputValidation(kinds: [ManifestKinds.fileIndex], baseURL: "https://example.org/")]
+        func check(_ bytes: [UInt8]) throws { try Build.check([("releases/2/files.json", bytes, Build.sha256Hex(bytes), ManifestKinds.fileIndex)], checkers: checkers) }
+        func index(_ m: ReleaseFiles.Made) throws -> [UInt8] { try XCTUnwrap(m.files.first { $0.path == "releases/2/files.json" }).bytes }
+        func listed(_ bytes: [UInt8]) throws -> (header: [JSONObject.Member], paths: [String]) {
+            let v = try JSONReader.parse(bytes)
+            return ((v.objectValue?.members ?? []).filter { $0.key != "files" }, v["files"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? [])
+        }
+
+        // The changed summary and the release files; the same header; both valid.
+        let first = try made(tree, previous: previous)
+        let part = try XCTUnwrap(first.indexToCheck)
+        let whole = try listed(try index(first)), checked = try listed(part)
+        XCTAssertEqual(checked.header, whole.header)
+        let releaseFiles = first.files.map(\.path).filter { $0.hasPrefix("releases/") && $0 != "releases/2/files.json" }
+        XCTAssertEqual(Set(checked.paths), Set(["SUMMARY.json"] + releaseFiles))
+        XCTAssertEqual(checked.paths, whole.paths.filter(Set(checked.paths).contains), "in the index's order")
+        XCTAssertGreaterThan(whole.paths.count, checked.paths.count + 20)
+        XCTAssertNoThrow(try check(try index(first)))
+        XCTAssertNoThrow(try check(part))
+        // A new file whose path the schema refuses (a space): refused by the part as by the whole.
+        let bad = ReleaseFiles.TreeFile(path: "new file.json", size: 2, sha256: String(repeating: "d", count: 64), schema: nil)
+        let second = try made(tree + [bad], previous: previous)
+        XCTAssertTrue(try listed(try XCTUnwrap(second.indexToCheck)).paths.contains("new file.json"))
+        XCTAssertThrowsError(try check(try index(second)))
+        XCTAssertThrowsError(try check(try XCTUnwrap(second.indexToCheck)))
+        // A header the schema refuses: refused by the part too.
+        let third = try made(tree, previous: previous, digest: "not hex")
+        XCTAssertThrowsError(try check(try index(third)))
+        XCTAssertThrowsError(try check(try XCTUnwrap(third.indexToCheck)))
+        // An entry the previous index listed as it is is not checked again (it was, when that index was made); one of
+        // another size is.
+        var before = previous
+        before.files.append(FileEntry(path: bad.path, sha256: bad.sha256, size: bad.size, schema: nil))
+        XCTAssertFalse(try listed(try XCTUnwrap(try made(tree + [bad], previous: before).indexToCheck)).paths.contains("new file.json"))
+        var resized = bad
+        resized.size = 3
+        XCTAssertTrue(try listed(try XCTUnwrap(try made(tree + [resized], previous: before).indexToCheck)).paths.contains("new file.json"))
+        // Without that word (no build cache of this executable): the whole index is checked.
+        XCTAssertNil(try made(tree, previous: previous, checked: false).indexToCheck)
+    }
+
     /// An older file index is carried into the next release as it was published (byte for byte, read back with the
     /// sha256 its manifest gives) and not checked again: a release's index is immutable, and checking 18 MB again on
     /// every rebuild held up the release stage. Here release 1's index has a member today's schema does not allow.
@@ -187,9 +248,6 @@ final class ReleaseTests: XCTestCase {
         XCTAssertEqual(listed?["sha256"]?.stringValue, Build.sha256Hex([UInt8](edited)))
     }
 
-    /// A large file whose new version copied every fragment but a few, its last one (a seed index's maps) included,
-    /// is a small change (its diff is not held back behind another large one); maps made anew, or many entries
-    /// changed, are not.
     /// The previous release's entries by path: the first of two with one path; paths told apart by their bytes (a
     /// file's name on disk), so two spellings of "é" are two paths.
     func testEntriesByPath() {
@@ -205,6 +263,9 @@ final class ReleaseTests: XCTestCase {
         for k in [0, 517, 999] { XCTAssertEqual(index["products/x\(k)/details.json"]?.sha256, "\(k)") }
     }
 
+    /// A large file whose new version copied every fragment but a few, its last one (a seed index's maps) included,
+    /// is a small change (its diff is not held back behind another large one); maps made anew, or many entries
+    /// changed, are not.
     func testSmallChangeIsToldByTheCopiedFragments() {
         let ranges = (0..<1000).map { ($0 * 10)..<($0 * 10 + 9) }
         func layout(copied: [Int]) -> ReleaseFiles.Fragments {
