@@ -56,6 +56,20 @@ enum FileIndexText {
         init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
     }
 
+    /// The members of an entry.
+    enum EntryKey: CaseIterable {
+        case path, sha256, size, schema
+        var bytes: [UInt8] {
+            switch self {
+            case .path: return Self.pathBytes
+            case .sha256: return Self.sha256Bytes
+            case .size: return Self.sizeBytes
+            case .schema: return Self.schemaBytes
+            }
+        }
+        static let pathBytes = Array("path".utf8), sha256Bytes = Array("sha256".utf8), sizeBytes = Array("size".utf8), schemaBytes = Array("schema".utf8)
+    }
+
     struct Reader {
         let b: UnsafeBufferPointer<UInt8>
         var i = 0
@@ -70,6 +84,19 @@ enum FileIndexText {
 
         /// A JSON string: decoded in place when it has no escape, else by the JSON reader (which checks it).
         mutating func string() -> String? {
+            guard let (range, escaped) = stringRange() else { return nil }
+            let text = UnsafeBufferPointer(rebasing: b[range])
+            if !escaped {
+                // (ASCII, as paths and hashes are, needs no other check: the generic validating initialiser cost more
+                // than the rest of reading an entry.)
+                if text.allSatisfy({ $0 < 0x80 }) { return String(decoding: text, as: UTF8.self) }
+                return String(validating: text, as: UTF8.self)
+            }
+            return (try? JSONReader.parse(UnsafeBufferPointer(rebasing: b[(range.lowerBound - 1)...range.upperBound])))?.stringValue
+        }
+
+        /// The bytes between a JSON string's quotes (read past its closing quote), and whether it has escapes.
+        mutating func stringRange() -> (Range<Int>, escaped: Bool)? {
             guard i < b.count, b[i] == 0x22 else { return nil }
             var j = i + 1, escaped = false
             while j < b.count, b[j] != 0x22 {
@@ -79,8 +106,15 @@ enum FileIndexText {
             }
             guard j < b.count else { return nil }
             defer { i = j + 1 }
-            if !escaped { return String(validating: UnsafeBufferPointer(rebasing: b[(i + 1)..<j]), as: UTF8.self) }
-            return (try? JSONReader.parse(UnsafeBufferPointer(rebasing: b[i...j])))?.stringValue
+            return ((i + 1)..<j, escaped)
+        }
+
+        /// An entry's member name, told by its bytes (no string made for each of 400,000 names); nil for any other
+        /// name, or one written with escapes.
+        mutating func entryKey() -> EntryKey? {
+            guard let (range, escaped) = stringRange(), !escaped else { return nil }
+            let name = UnsafeBufferPointer(rebasing: b[range])
+            return EntryKey.allCases.first { $0.bytes.elementsEqual(name) }
         }
 
         /// A non-negative integer without sign, fraction or exponent.
@@ -138,8 +172,10 @@ enum FileIndexText {
         /// entry that ends there (the `]` is then not read).
         mutating func entriesAfterOpen(until: Int? = nil) -> [FileEntry]? {
             var out: [FileEntry] = []
-            // Each schema path once (a handful of them, each named by thousands of entries).
+            // Each schema path once (a handful of them, each named by thousands of entries; the last one compared by
+            // its bytes first: entries of one kind come together).
             var schemas: [String: String] = [:]
+            var lastSchema: (bytes: Range<Int>, value: String)?
             space()
             if take(0x5D) { return out }
             repeat {
@@ -148,20 +184,29 @@ enum FileIndexText {
                 var path: String?, sha: String?, size: Int?, schema: String?? = .none
                 repeat {
                     space()
-                    guard let key = string() else { return nil }
+                    guard let key = entryKey() else { return nil }
                     space()
                     guard take(0x3A) else { return nil }
                     space()
                     switch key {
-                    case "path": guard path == nil, let v = string() else { return nil }; path = v
-                    case "sha256": guard sha == nil, let v = string() else { return nil }; sha = v
-                    case "size": guard size == nil, let v = integer() else { return nil }; size = v
-                    case "schema":
+                    case .path: guard path == nil, let v = string() else { return nil }; path = v
+                    case .sha256: guard sha == nil, let v = string() else { return nil }; sha = v
+                    case .size: guard size == nil, let v = integer() else { return nil }; size = v
+                    case .schema:
                         guard case .none = schema else { return nil }
-                        if null() { schema = .some(nil) } else if let v = string() {
-                            if let known = schemas[v] { schema = .some(known) } else { schemas[v] = v; schema = .some(v) }
-                        } else { return nil }
-                    default: return nil
+                        let start = i
+                        if null() {
+                            schema = .some(nil)
+                        } else if let last = lastSchema, let (range, escaped) = stringRange(), !escaped,
+                                  b[range].elementsEqual(b[last.bytes]) {
+                            schema = .some(last.value)
+                        } else {
+                            i = start
+                            guard let v = string() else { return nil }
+                            let known = schemas[v] ?? v
+                            schemas[v] = known; schema = .some(known)
+                            lastSchema = ((start + 1)..<(i - 1), known)
+                        }
                     }
                     space()
                 } while take(0x2C)

@@ -37,6 +37,28 @@ final class FileIndexTextTests: XCTestCase {
         }
     }
 
+    /// Schemas told apart by their bytes when entries of one kind come together, an escaped schema beside its plain
+    /// spelling, null between them, raw UTF-8 and invalid UTF-8 in a path: read as the whole parse reads them (or, for
+    /// bytes the strict reader refuses, not at all). A member name written with an escape is left to the whole parse.
+    func testSchemasAndPathsAreReadAsTheWholeParseReadsThem() throws {
+        let schemas = [#""s.json""#, #""s.json""#, #""t.json""#, "null", #""s\/x.json""#, #""s/x.json""#, #""s/x.json""#, #""s.jsonx""#, #""s.json""#]
+        let entries = schemas.enumerated().map { k, schema in #"{"path":"p/\#(k)\#u{E9}.json","sha256":"\#(Self.sha)","size":\#(k),"schema":\#(schema)}"# }
+        let text = Self.index(entry: entries.joined(separator: ","))
+        let fast = try XCTUnwrap(FileIndexText.parse(Array(text.utf8)))
+        XCTAssertEqual(fast.files, Self.wholeParse(text))
+        XCTAssertEqual(fast.files.map(\.schema), ["schemas/a.schema.json", "s.json", "s.json", "t.json", nil, "s/x.json", "s/x.json", "s/x.json", "s.jsonx", "s.json"])
+        XCTAssertEqual(fast.files[1].path, "p/0\u{E9}.json")
+        // Invalid UTF-8 in a path (a lone continuation byte): refused, as the strict reader refuses it.
+        var bytes = Array(Self.index(entry: #"{"path":"p/Q.json","sha256":"\#(Self.sha)","size":1,"schema":null}"#).utf8)
+        bytes[bytes.firstIndex(of: UInt8(ascii: "Q"))!] = 0x80
+        XCTAssertNil(FileIndexText.parse(bytes))
+        XCTAssertThrowsError(try JSONReader.parse(bytes))
+        // An escaped member name: not read fast, read whole.
+        let escapedName = Self.index(entry: #"{"p\u0061th":"b.json","sha256":"\#(Self.sha)","size":1,"schema":null}"#)
+        XCTAssertNil(FileIndexText.parse(Array(escapedName.utf8)))
+        XCTAssertEqual(Self.wholeParse(escapedName)?.last?.path, "b.json")
+    }
+
     /// Text the strict reader refuses (a size with a leading zero, a key twice in an entry) is never read fast: the
     /// whole parse refuses it, and so does reading a previous release's index.
     func testTextTheStrictReaderRefusesIsNotReadFast() throws {
