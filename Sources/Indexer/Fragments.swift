@@ -15,7 +15,9 @@ public final class FragmentReuse: @unchecked Sendable {
 
     /// The earlier file, read on demand (fragments are copied in file order: a window of it is kept, never the whole).
     private let read: Reader?
-    private let oldRanges: [Key: Range<Int>]
+    /// The earlier file's fragments: their keys, numbered, and each one's range by number.
+    private let oldKeys: FragmentTable
+    private let oldRanges: [Range<Int>]
     /// The earlier file's last fragment (a writer that ends with a fragment of its own, like the seed indexes' maps,
     /// finds it here when its key has changed).
     public let earlierLast: Range<Int>?
@@ -42,30 +44,47 @@ public final class FragmentReuse: @unchecked Sendable {
     /// `size`: the earlier file's length; `ranges`: its fragments; `order`: its items' order; `read`: its bytes.
     public init(size: Int, ranges: [(key: Key, range: Range<Int>)], order: [Int32] = [], read: Reader?) {
         self.read = read; self.earlierOrder = order
-        var table: [Key: Range<Int>] = [:]
-        table.reserveCapacity(ranges.count)
-        // A range outside the file (a cache that does not describe this file) is never used.
-        for (k, r) in ranges where r.lowerBound >= 0 && r.upperBound <= size { table[k] = r }
-        self.oldRanges = read == nil ? [:] : table
-        self.earlierLast = read == nil ? nil : ranges.last.flatMap { table[$0.key] == $0.range ? $0.range : nil }
+        var table = FragmentTable(capacity: read == nil ? 0 : ranges.count)
+        var found: [Range<Int>] = []
+        found.reserveCapacity(read == nil ? 0 : ranges.count)
+        // A range outside the file (a cache that does not describe this file) is never used; of two with one key, the
+        // later counts.
+        if read != nil {
+            for (k, r) in ranges where r.lowerBound >= 0 && r.upperBound <= size {
+                let (n, added) = table.insert(k)
+                if added { found.append(r) } else { found[n] = r }
+            }
+        }
+        self.oldKeys = table; self.oldRanges = found
+        self.earlierLast = ranges.last.flatMap { last in table.find(last.key).flatMap { found[$0] == last.range ? last.range : nil } }
     }
+
+    /// The earlier range of the fragment named `key`.
+    @inline(__always) private func earlier(_ key: Key) -> Range<Int>? { oldKeys.find(key).map { oldRanges[$0] } }
 
     deinit { window.deallocate() }
 
     /// Whether the earlier file had a fragment named `key`.
-    public func has(_ key: Key) -> Bool { oldRanges[key] != nil }
+    public func has(_ key: Key) -> Bool { oldKeys.find(key) != nil }
 
     /// The earlier file's fragments whose keys are not among `keys` (nor the last one): what the new file drops.
     public func earlierRanges(notIn keys: Set<Key>) -> [Range<Int>] {
-        oldRanges.lazy.filter { !keys.contains($0.key) && $0.value != self.earlierLast }.map(\.value).sorted { $0.lowerBound < $1.lowerBound }
+        inFileOrder().filter { !keys.contains(oldKeys.keys[$0]) && oldRanges[$0] != earlierLast }.map { oldRanges[$0] }
     }
 
     /// The number of the earlier file's fragments.
-    public var earlierCount: Int { oldRanges.count }
+    public var earlierCount: Int { oldKeys.count }
 
     /// The keys of the earlier file's fragments in file order, the last one aside.
     public func earlierKeys() -> [Key] {
-        oldRanges.lazy.filter { $0.value != self.earlierLast }.sorted { $0.value.lowerBound < $1.value.lowerBound }.map(\.key)
+        inFileOrder().filter { oldRanges[$0] != earlierLast }.map { oldKeys.keys[$0] }
+    }
+
+    /// The earlier fragments' numbers by where they start (as the cache lists them: not sorted again then).
+    private func inFileOrder() -> [Int] {
+        let all = Array(oldRanges.indices)
+        if all.dropFirst().allSatisfy({ oldRanges[$0 - 1].lowerBound < oldRanges[$0].lowerBound }) { return all }
+        return all.sorted { oldRanges[$0].lowerBound < oldRanges[$1].lowerBound }
     }
 
     /// The earlier file's bytes in `r`. Throws when they cannot be read (the file changed under the build).
@@ -85,7 +104,7 @@ public final class FragmentReuse: @unchecked Sendable {
     /// `JSONStream.raw`), and returns their length; nil when there was no such fragment. Throws when the earlier file
     /// cannot be read there (it changed under the build): what was appended is then not a file to keep.
     public func copy(_ key: Key, to out: JSONStream) throws -> Int? {
-        guard let r = oldRanges[key] else { return nil }
+        guard let r = earlier(key) else { return nil }
         let start = try copy(r, to: out)
         lock.lock(); same.append((r, start..<(start + r.count))); lock.unlock()
         return r.count
@@ -126,7 +145,7 @@ public final class FragmentReuse: @unchecked Sendable {
     /// Adds the fragment named `key` to `run` when the earlier file had it right after the run (or the run is
     /// empty); false otherwise (the run is then to be copied first).
     public func extend(_ run: inout Run, with key: Key) -> Bool {
-        guard let r = oldRanges[key] else { return false }
+        guard let r = earlier(key) else { return false }
         if run.keys.isEmpty {
             run.range = r
         } else {
@@ -156,7 +175,7 @@ public final class FragmentReuse: @unchecked Sendable {
         run = Run()
     }
 
-    public var isEmpty: Bool { oldRanges.isEmpty }
+    public var isEmpty: Bool { oldKeys.count == 0 }
 
     /// The earlier file could not be read where its fragments were said to be (changed under the build).
     public struct Unreadable: Error, CustomStringConvertible {
@@ -215,4 +234,66 @@ public struct FragmentKey: Hashable, Sendable {
     public init(a: UInt64, b: UInt64, c: UInt64, d: UInt64) { self.a = a; self.b = b; self.c = c; self.d = d }
     /// (Two words of a digest are as good a hash as four.)
     public func hash(into h: inout Hasher) { h.combine(a); h.combine(b) }
+}
+
+/// Fragment keys numbered in the order they were added (0, 1, …), found by open addressing on the keys' own words:
+/// a digest's bits need no further hashing, and Swift's hasher (SipHash over two words, for each of 200,000 lookups
+/// a build) cost more than the rest of a lookup. Linear probing, at most half full; it only grows. The slot a key
+/// takes decides nothing but where it sits: no answer depends on it.
+public struct FragmentTable: Sendable {
+    /// Key number + 1 per slot (0: empty); a power of two of them.
+    private var slots: [Int32]
+    public private(set) var keys: [FragmentKey] = []
+
+    public init(capacity: Int = 0) {
+        var n = 16
+        while n < capacity * 2 { n *= 2 }
+        slots = Array(repeating: 0, count: n)
+        keys.reserveCapacity(capacity)
+    }
+
+    public var count: Int { keys.count }
+
+    @inline(__always) private func slot(_ key: FragmentKey, mask: Int) -> Int {
+        Int(truncatingIfNeeded: (key.a ^ (key.b &<< 1)) &* 0x9E37_79B9_7F4A_7C15 >> 20) & mask
+    }
+
+    /// The number of `key`, if it was added.
+    public func find(_ key: FragmentKey) -> Int? {
+        let mask = slots.count - 1
+        var s = slot(key, mask: mask)
+        while true {
+            let e = Int(slots[s]) - 1
+            if e < 0 { return nil }
+            if keys[e] == key { return e }
+            s = (s + 1) & mask
+        }
+    }
+
+    /// Adds `key` unless it is there; its number either way, and whether it was added.
+    @discardableResult
+    public mutating func insert(_ key: FragmentKey) -> (number: Int, inserted: Bool) {
+        if (keys.count + 1) * 2 > slots.count { grow() }
+        let mask = slots.count - 1
+        var s = slot(key, mask: mask)
+        while true {
+            let e = Int(slots[s]) - 1
+            if e < 0 { break }
+            if keys[e] == key { return (e, false) }
+            s = (s + 1) & mask
+        }
+        slots[s] = Int32(keys.count + 1)
+        keys.append(key)
+        return (keys.count - 1, true)
+    }
+
+    private mutating func grow() {
+        slots = Array(repeating: 0, count: slots.count * 2)
+        let mask = slots.count - 1
+        for (e, key) in keys.enumerated() {
+            var s = slot(key, mask: mask)
+            while slots[s] != 0 { s = (s + 1) & mask }
+            slots[s] = Int32(e + 1)
+        }
+    }
 }

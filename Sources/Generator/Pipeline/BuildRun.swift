@@ -303,7 +303,9 @@ final class BuildRun {
         }
         rendered = try Build.serialise(&files, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)
         // Then the late files (content-named, built meanwhile).
+        var clock = TraceClock()
         var second = try lateFiles!.take()   // (taken, so each file's text goes once it is staged)
+        clock.lap("waited for the content-named files")
         try Build.requireDistinctPaths(second, staged: staged)
         ticker?.grow(second.count)
         rendered += try Build.serialise(&second, checkers: checkers, into: staged, cache: cache, earlier: earlier, ticker: ticker)

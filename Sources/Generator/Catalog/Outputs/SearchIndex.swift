@@ -106,15 +106,25 @@ struct SearchIndexOutput: CatalogOutput {
     /// new one placed by the order's comparison. Nil without an earlier file, or when more entries changed.
     static func compactOrder(earlier reuse: FragmentReuse, keys: [Fingerprint], document: (Int) -> SearchDocument) -> [Int]? {
         guard !reuse.isEmpty else { return nil }
-        var fresh = [Fingerprint: Int](minimumCapacity: keys.count)
-        for (i, k) in keys.enumerated() { fresh[k] = i }
+        // Each key's entry (the last of two with one key), and whether the earlier order placed it.
+        var table = FragmentTable(capacity: keys.count)
+        var entry: [Int] = [], placed: [Bool] = []
+        entry.reserveCapacity(keys.count)
+        for (i, k) in keys.enumerated() {
+            let (n, added) = table.insert(k)
+            if added { entry.append(i) } else { entry[n] = i }
+        }
+        placed = [Bool](repeating: false, count: entry.count)
         var order: [Int] = []
         order.reserveCapacity(keys.count)
-        for k in reuse.earlierKeys() { if let i = fresh.removeValue(forKey: k) { order.append(i) } }
+        for k in reuse.earlierKeys() {
+            if let n = table.find(k), !placed[n] { placed[n] = true; order.append(entry[n]) }
+        }
+        let fresh = entry.indices.filter { !placed[$0] }.map { entry[$0] }
         guard fresh.count <= SeedIndex.mapSpliceLimit else { return nil }
         // (The same comparison as `compactOrder(_:)`: ranks order as the texts do.)
         func precedes(_ a: SearchDocument, _ b: SearchDocument) -> Bool { (a.category, a.brand, a.name, a.id) < (b.category, b.brand, b.name, b.id) }
-        for i in fresh.values.sorted() {
+        for i in fresh.sorted() {
             let d = document(i)
             var lo = 0, hi = order.count
             while lo < hi { let mid = (lo + hi) / 2; if precedes(document(order[mid]), d) { lo = mid + 1 } else { hi = mid } }
