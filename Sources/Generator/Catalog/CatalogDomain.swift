@@ -115,6 +115,9 @@ public struct CatalogDomain: Domain {
     /// The names the products' id and popularity orders are kept under in the build cache (see `KeptOrder`).
     static let idOrderMemo = "catalog.idOrder", popularityOrderMemo = "catalog.popularityOrder"
 
+    /// `x` (≥ 0) to the nearest hundredth, halves up: ⌊100·x + ½⌋ / 100 (the prior mean of the Bayesian average).
+    static func hundredths(_ x: Double) -> Double { (x * 100 + 0.5).rounded(.down) / 100 }
+
     /// Read → Check: the typed model with every policy applied and counted.
     public func load(_ context: BuildContext) throws -> CatalogModel {
         let settings = try CatalogSettings.read(context.site, file: context.siteFile)
@@ -274,12 +277,15 @@ public struct CatalogDomain: Domain {
         func visit(_ id: String) { dfs.append(id); for c in nodes[id]!.children { visit(c) } }
         for id in order where nodes[id]!.parent == nil { visit(id) }
 
-        // Bayesian average: (m·C + n·R) / (m + n), C the mean rating of rated products, m the prior weight.
+        // Bayesian average: (m·C + n·R) / (m + n), C the mean rating of rated products to the hundredth, m the prior
+        // weight. (Rounded: a product added or rated moves the exact mean by a hair, which moves every product's score
+        // and reorders whole category pages, so a release's delta would carry them all. To the hundredth, the mean
+        // stays, and so do the pages the change does not touch.)
         var ratedCount = 0, ratedSum = 0.0
         for p in products where p.ratingCount > 0 {
             if let r = p.ratingAverage { ratedCount += 1; ratedSum += r }
         }
-        let c = ratedCount == 0 ? 0 : ratedSum / Double(ratedCount)
+        let c = ratedCount == 0 ? 0 : Self.hundredths(ratedSum / Double(ratedCount))
         let m = settings.ratingPrior
         let popularity = products.map { p -> Double in
             let n = Double(p.ratingAverage == nil ? 0 : p.ratingCount)

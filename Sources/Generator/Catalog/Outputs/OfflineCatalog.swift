@@ -2,7 +2,7 @@ import Schemas
 
 /// `offline-catalog.json`: for each category its top products by Bayesian-average rating
 /// (m·C + n·R) / (m + n) — R the product's average, n its review count, C the mean rating of
-/// rated products, m = catalog.ratingPrior — within the byte budget `offline.budgetBytes`.
+/// rated products to the hundredth, m = catalog.ratingPrior — within the byte budget `offline.budgetBytes`.
 /// Products are stored once and referenced by id from each category.
 struct OfflineCatalogOutput: CatalogOutput {
     static let kind = OutputKind(
