@@ -375,12 +375,12 @@ final class BuildRun {
         let staged = self.staged!
         // The previous release's file index was checked when this very executable made it, when the build cache
         // (which names that release and the executable) was read.
-        let previousChecked = cacheRead != nil && cacheTaken && current?.fileIndex.sha256 == previous?.fileIndex.sha256
-        let made = try ReleaseFiles.makeFiles(version: version, currentVersion: summary.currentVersion, generatedAt: context.generatedAt,
-                                              contentDigest: digest, inputDigest: try fingerprint!.wait(), current: tree, previous: previous,
-                                              settings: release, site: site, threads: options.threads,
-                                              fragments: Build.fragmentLayouts(rendered, cache: cache), previousChecked: previousChecked,
-                                              bytes: { staged.mapped($0) })
+        let previousChecked = cacheTaken && current?.fileIndex.sha256 == previous?.fileIndex.sha256
+        let made = try ReleaseFiles.make(version: version, currentVersion: summary.currentVersion, generatedAt: context.generatedAt,
+                                         contentDigest: digest, inputDigest: try fingerprint!.wait(), current: tree, previous: previous,
+                                         settings: release, site: site, threads: options.threads,
+                                         fragments: Build.fragmentLayouts(rendered, cache: cache), previousChecked: previousChecked,
+                                         bytes: { staged.mapped($0) })
         let releaseFiles = made.files
         var clock = TraceClock()
         // The build cache's bytes are made while the release files are checked and the tree is committed; they are
@@ -402,7 +402,7 @@ final class BuildRun {
         // (The new file index by its entries that the previous one did not list as they are, when that one was checked.)
         let previous = self.previous
         try Build.check(releaseFiles.filter { previous?.entries.sha256(of: $0.path) != $0.sha256 }.map { f in
-            guard f.kind.name == ManifestKinds.fileIndex.name, let part = made.indexToCheck else { return f }
+            guard f.path == "releases/\(version)/files.json", let part = made.indexToCheck else { return f }
             return (f.path, part, f.sha256, f.kind)
         }, checkers: checkers)
         clock.lap("release: files checked")

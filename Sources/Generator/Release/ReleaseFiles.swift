@@ -48,18 +48,6 @@ enum ReleaseFiles {
         }
     }
 
-    /// `bytes` maps a file of the new tree (only changed files are read, to diff them against the previous release).
-    /// `previousChecked`: the previous release's file index was checked against this very schema when it was made (the
-    /// build cache says this executable made it); its entries need not be checked again (see `Made.indexToCheck`).
-    static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
-                     current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig,
-                     threads: Int = 1, fragments: [String: Fragments] = [:], previousChecked: Bool = false,
-                     bytes newBytes: @escaping (String) -> MappedBytes?) throws -> [NewFile] {
-        try makeFiles(version: version, currentVersion: currentVersion, generatedAt: generatedAt, contentDigest: contentDigest,
-                      inputDigest: inputDigest, current: current, previous: previous, settings: settings, site: site, threads: threads,
-                      fragments: fragments, previousChecked: previousChecked, bytes: newBytes).files
-    }
-
     /// The release files, and what of the file index must be checked against its schema.
     struct Made {
         var files: [NewFile]
@@ -70,10 +58,13 @@ enum ReleaseFiles {
         var indexToCheck: [UInt8]?
     }
 
-    static func makeFiles(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
-                          current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig,
-                          threads: Int = 1, fragments: [String: Fragments] = [:], previousChecked: Bool = false,
-                          bytes newBytes: @escaping (String) -> MappedBytes?) throws -> Made {
+    /// `bytes` maps a file of the new tree (only changed files are read, to diff them against the previous release).
+    /// `previousChecked`: the previous release's file index was checked against this very schema when it was made (the
+    /// build cache says this executable made it); its entries need not be checked again (see `Made.indexToCheck`).
+    static func make(version: Int, currentVersion: String, generatedAt: String, contentDigest: String, inputDigest: String,
+                     current: [TreeFile], previous: PreviousRelease?, settings: ReleaseSettings, site: SiteConfig,
+                     threads: Int = 1, fragments: [String: Fragments] = [:], previousChecked: Bool = false,
+                     bytes newBytes: @escaping (String) -> MappedBytes?) throws -> Made {
         let writer = JSONWriter()
         var clock = TraceClock()
         var out: [NewFile] = []

@@ -169,7 +169,7 @@ final class ReleaseTests: XCTestCase {
         tree[summary].sha256 = String(repeating: "a", count: 64)
         func made(_ tree: [ReleaseFiles.TreeFile], previous: PreviousRelease, checked: Bool = true,
                   digest: String = String(repeating: "b", count: 64)) throws -> ReleaseFiles.Made {
-            try ReleaseFiles.makeFiles(version: 2, currentVersion: "2023.11.15.1", generatedAt: "2023-11-15T00:00:00Z", contentDigest: digest,
+            try ReleaseFiles.make(version: 2, currentVersion: "2023.11.15.1", generatedAt: "2023-11-15T00:00:00Z", contentDigest: digest,
                                        inputDigest: String(repeating: "c", count: 64), current: ReleaseFiles.inPathOrder(tree), previous: previous,
                                        settings: settings, site: site, threads: 2, previousChecked: checked, bytes: { _ in nil })
         }

@@ -108,13 +108,13 @@ struct SearchIndexOutput: CatalogOutput {
         guard !reuse.isEmpty else { return nil }
         // Each key's entry (the last of two with one key), and whether the earlier order placed it.
         var table = FragmentTable(capacity: keys.count)
-        var entry: [Int] = [], placed: [Bool] = []
+        var entry: [Int] = []
         entry.reserveCapacity(keys.count)
         for (i, k) in keys.enumerated() {
             let (n, added) = table.insert(k)
             if added { entry.append(i) } else { entry[n] = i }
         }
-        placed = [Bool](repeating: false, count: entry.count)
+        var placed = [Bool](repeating: false, count: entry.count)
         var order: [Int] = []
         order.reserveCapacity(keys.count)
         for k in reuse.earlierKeys() {
