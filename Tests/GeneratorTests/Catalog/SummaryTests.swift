@@ -27,6 +27,26 @@ final class SummaryTests: XCTestCase {
         XCTAssertEqual(SummaryOutput.exactSum(["1e160", "7.97", "0.01"].map { JSONNumber(literal: $0) }).description, "1" + String(repeating: "0", count: 159) + "7.98")
     }
 
+    /// The price range's ends are what `min()` and `max()` give over the numbers' own order, on the real corpus and on
+    /// lists with ties spelled differently (the first of equal values is kept), values that one double cannot tell
+    /// apart, and values past Double's range.
+    func testPriceRangeEndsAreMinAndMax() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../../shared/data/catalog/products.jsonl")
+        var corpus: [JSONNumber] = []
+        for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+            if let n = try JSONReader.parse(String(line))["price"]?.numberValue { corpus.append(n) }
+        }
+        let lists: [[String]] = [["10", "10.0", "1e1", "9.99", "10.00"], ["1e1", "10", "10.000"], ["5"], ["3", "1e400", "2e400", "0.5"],
+                                 ["9007199254740993", "9007199254740992", "9007199254740993.0"], ["0.30000000000000001", "0.3", "0.2999999999999999999"],
+                                 ["-0", "0", "0.0"], ["2", "1", "1e-400", "0"]]
+        for list in [corpus] + lists.map({ $0.map { JSONNumber(literal: $0) } }) {
+            XCTAssertEqual(SummaryOutput.extreme(list, largest: false)?.description, list.min()?.description, "\(list.prefix(6))")
+            XCTAssertEqual(SummaryOutput.extreme(list, largest: true)?.description, list.max()?.description, "\(list.prefix(6))")
+        }
+        XCTAssertEqual(SummaryOutput.extreme(lists[0].map { JSONNumber(literal: $0) }, largest: true)?.description, "10")
+        XCTAssertNil(SummaryOutput.extreme([], largest: true))
+    }
+
     func build(_ prices: [String]) throws -> (out: URL, summary: JSON) {
         let lines = prices.enumerated().map { TestSupport.productLine("p\($0.offset)", price: $0.element) }
         let input = TestSupport.makeInput(files: ["catalog/products.jsonl": lines.joined(separator: "\n") + "\n",
