@@ -184,16 +184,6 @@ public final class StagedTree: @unchecked Sendable {
         return paths.contains(path)
     }
 
-    /// Keeps a file of the current tree without its bytes (the build knows from its fingerprint that they would be
-    /// the same): true when the current tree has it as a regular file of `size` bytes, with this sha256 in its index,
-    /// reached through real folders. False means the caller must render and `put` it.
-    public func keep(_ path: String, sha256: String, size: Int) -> Bool {
-        var keeper = Keeper()
-        guard keep(path, sha256: sha256, size: size, in: &keeper) else { return false }
-        adopt([keeper])
-        return true
-    }
-
     /// One worker's share of the kept files: gathered without the tree's lock (two cores taking it for each of
     /// 100,000 pages wait on each other), with the folder listing it used last, and handed to the tree by `adopt`.
     public struct Keeper {
@@ -205,8 +195,11 @@ public final class StagedTree: @unchecked Sendable {
         public var count: Int { kept.count }
     }
 
-    /// `keep(_:sha256:size:)` for one worker: the kept path is noted in `keeper`, which the caller hands to `adopt`
-    /// before the tree is asked what it holds (`has`, `commit`).
+    /// Keeps a file of the current tree without its bytes (the build knows from its fingerprint that they would be
+    /// the same): true when the current tree has it as a regular file of `size` bytes, with this sha256 in its index,
+    /// reached through real folders. False means the caller must render and `put` it. The kept path is noted in
+    /// `keeper` (one per worker), which the caller hands to `adopt` before the tree is asked what it holds (`has`,
+    /// `commit`).
     public func keep(_ path: String, sha256: String, size: Int, in keeper: inout Keeper) -> Bool {
         let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
         guard Self.isPlainRelativePath(path), previous(path) == sha256, isReusable(path, folder: folder, size: size, keeper: &keeper) else { return false }
