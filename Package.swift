@@ -43,12 +43,15 @@ let package = Package(
             "Generator", "TreeClient", "PreviewServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "SchemasTests", dependencies: ["Schemas"]),
-        .testTarget(name: "IndexerTests", dependencies: ["Indexer", "Schemas"]),
+        // The repository's test data (Tests/Data) and the outside tools tests need: a missing tool skips its test
+        // with the command that installs it, or fails it under REQUIRE_TOOLS=1 (scripts/test).
+        .target(name: "TestTools", path: "Tests/TestTools"),
+        .testTarget(name: "SchemasTests", dependencies: ["Schemas", "TestTools"]),
+        .testTarget(name: "IndexerTests", dependencies: ["Indexer", "Schemas", "TestTools"]),
         // Runs scripts/fault-server.py for the tests that download trees over real HTTP.
-        .target(name: "FaultServerSupport", dependencies: ["TreeClient"], path: "Tests/FaultServerSupport"),
-        .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer", "TreeClient", "FaultServerSupport"]),
-        .testTarget(name: "TreeClientTests", dependencies: ["TreeClient", "FaultServerSupport"]),
-        .testTarget(name: "PreviewServerTests", dependencies: ["PreviewServer", "Generator", "TreeClient", "CZlib"]),
+        .target(name: "FaultServerSupport", dependencies: ["TreeClient", "TestTools"], path: "Tests/FaultServerSupport"),
+        .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer", "TreeClient", "FaultServerSupport", "TestTools"]),
+        .testTarget(name: "TreeClientTests", dependencies: ["TreeClient", "FaultServerSupport", "TestTools"]),
+        .testTarget(name: "PreviewServerTests", dependencies: ["PreviewServer", "Generator", "TreeClient", "CZlib", "TestTools"]),
     ]
 )

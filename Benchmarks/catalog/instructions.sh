@@ -14,7 +14,7 @@ trap 'rm -rf "$WORK"' EXIT
 if [ $# -ge 2 ]; then BIN=$2; else swift build -c release --product generator >/dev/null; BIN=$PWD/.build/release/generator; fi
 # valgrind cannot read the Swift binary's DWARF; without it (symbols kept) it runs and names functions.
 strip --strip-debug -o "$WORK/generator" "$BIN"
-python3 Benchmarks/synth-catalog.py ../shared/data/catalog "$WORK/in" "$N" >/dev/null
+python3 Benchmarks/synth-catalog.py Tests/Data/catalog "$WORK/in" "$N" >/dev/null
 SOURCE_DATE_EPOCH=1700000000 valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.out" \
   "$WORK/generator" build --input "$WORK/in" --out "$WORK/out" --threads 1 >/dev/null 2>"$WORK/log" || { cat "$WORK/log"; exit 1; }
 total=$(grep -o 'Collected : [0-9]*' "$WORK/log" | grep -o '[0-9]*$')

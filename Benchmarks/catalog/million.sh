@@ -33,7 +33,7 @@ build() {  # N
 declare -A SECS PEAK
 printf "%-10s %10s %12s %10s %10s  %s\n" products "time" "peak memory" files "MB" "(runs: times)"
 for n in $SIZES; do
-  python3 Benchmarks/synth-catalog.py ../shared/data/catalog "$SHM/in-$n" "$n"
+  python3 Benchmarks/synth-catalog.py Tests/Data/catalog "$SHM/in-$n" "$n"
   runs=${RUNS100K:-3}; [ "$n" -gt 100000 ] && runs=${RUNS1M:-1}
   times=() peak=0
   for _ in $(seq "$runs"); do

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-100000}
 command -v hugo >/dev/null || { echo "hugo not found (Debian: apt-get install hugo)" >&2; exit 2; }
-SHARED=../shared/data/catalog
+CORPUS=Tests/Data/catalog
 DISK=${BENCH_DISK:-$PWD/bench-out}
 SHM=/dev/shm/sjc-bench
 swift build -c release --product generator >/dev/null
@@ -15,8 +15,8 @@ BIN=$PWD/.build/release/generator
 rm -rf "$SHM" "$DISK"; mkdir -p "$SHM" "$DISK"
 
 # Inputs: the real corpus (with a site.json naming its id field) and the synthetic catalog.
-python3 Benchmarks/synth-catalog.py "$SHARED" "$SHM/in-real" 4603
-python3 Benchmarks/synth-catalog.py "$SHARED" "$SHM/in-${N}" "$N"
+python3 Benchmarks/synth-catalog.py "$CORPUS" "$SHM/in-real" 4603
+python3 Benchmarks/synth-catalog.py "$CORPUS" "$SHM/in-${N}" "$N"
 
 # Each figure is the median of RUNS runs (default 3; this machine's speed swings by ±30 % within minutes), with the
 # fastest and slowest run beside it; memory is the largest peak of the runs.

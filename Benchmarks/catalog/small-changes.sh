@@ -16,7 +16,7 @@ if [ -n "${GENERATOR_BIN:-}" ]; then BIN=$GENERATOR_BIN; else
   BIN=$PWD/.build/release/generator
 fi
 rm -rf "$SHM"; mkdir -p "$SHM"
-python3 Benchmarks/synth-catalog.py ../shared/data/catalog "$SHM/in" "$N"
+python3 Benchmarks/synth-catalog.py Tests/Data/catalog "$SHM/in" "$N"
 export SOURCE_DATE_EPOCH=1700000000
 
 REPEAT=${REPEAT:-3}

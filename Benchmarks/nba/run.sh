@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NBA benchmark: the four real seasons (../shared/data/nba) with 10,000 simulations per game and the backtest,
+# NBA benchmark: the four real seasons (Tests/Data/nba) with 10,000 simulations per game and the backtest,
 # built on /dev/shm; prints build time and peak memory, then the backtest figures of the configured model.
 # Not a test (figures vary). Usage: Benchmarks/nba/run.sh
 set -euo pipefail
@@ -14,7 +14,7 @@ for k in ("catalog", "auctions"): s.pop(k, None)
 s["nba"] = {"folder": "nba", "simulations": 10000}
 json.dump(s, open(sys.argv[1], "w"))
 PY
-mkdir "$SHM/in/nba" && cp ../shared/data/nba/*.csv "$SHM/in/nba/"   # copied: a link out of the input folder is refused
+mkdir "$SHM/in/nba" && cp Tests/Data/nba/*.csv "$SHM/in/nba/"   # copied: a link out of the input folder is refused
 /usr/bin/time -f "%e %M" .build/release/generator build --input "$SHM/in" --out "$SHM/out" >/dev/null 2>"$SHM/time.txt"
 read -r secs kb < <(tail -1 "$SHM/time.txt")
 echo "four seasons, 4,301 games, 685 snapshot dates, 10,000 simulations per game, backtest with 9 variants: ${secs} s, peak $((kb / 1024)) MB"

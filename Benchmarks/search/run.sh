@@ -15,14 +15,14 @@ swift build -c release --product generator >/dev/null
 BIN=$PWD/.build/release/generator
 python3 -c "import pagefind_bin" 2>/dev/null || python3 -m pip install -q pagefind-bin==1.5.2
 rm -rf "$SHM"; mkdir -p "$SHM"
-python3 Benchmarks/synth-catalog.py ../shared/data/catalog "$SHM/in-real" 4603 >/dev/null
-python3 Benchmarks/synth-catalog.py ../shared/data/catalog "$SHM/in-$N" "$N" >/dev/null
+python3 Benchmarks/synth-catalog.py Tests/Data/catalog "$SHM/in-real" 4603 >/dev/null
+python3 Benchmarks/synth-catalog.py Tests/Data/catalog "$SHM/in-$N" "$N" >/dev/null
 gz() { gzip -9 -c "$1" | wc -c; }
 q1="drill"; q3="cordless hammer drill"
 for set in real "$N"; do
   in="$SHM/in-$set"; out="$SHM/out-$set"
   echo "== $set products =="
-  # units one after another, so the traced time of each index is its own, not shared with the others
+  # units one after another, so the traced time of each index is its own, not split with the others
   GENERATOR_TRACE=units /usr/bin/time -f "%e %M" "$BIN" build --input "$in" --out "$out" >/dev/null 2>"$SHM/trace.txt"
   seed=$(grep -E "render search-index:" "$SHM/trace.txt" | awk '{printf "%.2f", $(NF-1)}')
   ranked=$(grep -E "render search-meta:" "$SHM/trace.txt" | awk '{printf "%.2f", $(NF-1)}')

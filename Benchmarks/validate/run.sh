@@ -10,7 +10,7 @@ SHM=/dev/shm/sjc-bench-validate
 swift build -c release --product generator >/dev/null
 BIN=$PWD/.build/release/generator
 rm -rf "$SHM"; mkdir -p "$SHM"
-python3 Benchmarks/synth-catalog.py ../shared/data/catalog "$SHM/in" "$N"
+python3 Benchmarks/synth-catalog.py Tests/Data/catalog "$SHM/in" "$N"
 "$BIN" build --input "$SHM/in" --out "$SHM/dist" | grep -E "stages|files," | head -3
 bytes=$(find "$SHM/dist" -name '*.json' -type f -printf '%s\n' | awk '{s+=$1} END {print s}')
 files=$(find "$SHM/dist" -type f | wc -l)

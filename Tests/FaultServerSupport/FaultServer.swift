@@ -1,5 +1,6 @@
 import Foundation
 import TreeClient
+import TestTools
 
 /// `scripts/fault-server.py` as a subprocess, for tests of everything that downloads a tree: it serves a folder on
 /// 127.0.0.1 (never another interface) with ETag/304, and misbehaves on request (500, 404, truncated, corrupted,
@@ -15,6 +16,7 @@ public final class FaultServer {
         .deletingLastPathComponent().appendingPathComponent("scripts/fault-server.py")
 
     public init(root: URL, maxSeconds: Int = 600) throws {
+        try Tool.require(.python3)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.script.path, root.path, "--max-seconds", String(maxSeconds), "--stop-on-stdin-close"]

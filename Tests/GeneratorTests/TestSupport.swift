@@ -1,11 +1,13 @@
 import Foundation
 import XCTest
+import TestTools
 @testable import Generator
 
 /// Paths and helpers shared by the generator tests. Trees are built in /dev/shm (fast tmpfs) when present.
 enum TestSupport {
-    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let sharedData = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
+    static let repoRoot = Repository.root
+    /// `Tests/Data`: the real catalog, auction and NBA data and the community suites (see its README).
+    static let testData = Repository.testData
     static let defaultInput = repoRoot.appendingPathComponent("input")
 
     /// A deterministic pseudo-random generator (SplitMix64): a fixed seed gives the same draws on every run.
@@ -116,8 +118,10 @@ enum TestSupport {
         return repoRoot.appendingPathComponent(".build/debug/\(name)")
     }
 
-    /// Runs a program found on PATH (or an absolute path) in `cwd`; returns exit status and stderr+stdout.
+    /// Runs a program found on PATH (or an absolute path) in `cwd`; returns exit status and stderr+stdout. A `python3`
+    /// command skips the test when there is no python3 (the oracles need only its standard library).
     static func run(_ command: [String], cwd: URL? = nil, env: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        if command.first == "python3" { try Tool.require(.python3) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = command
@@ -134,11 +138,18 @@ enum TestSupport {
         return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// The two judges of a tree side by side, each a process of its own: python-jsonschema's `check-dist.py` (from
-    /// ../shared/tools) and our `generator validate`.
-    static func judges(_ tree: URL) -> (python: Result<(status: Int32, output: String), Error>, ours: Result<(status: Int32, output: String), Error>) {
-        let checkDist = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
-        let both = concurrently(2) { k in k == 0 ? try run(["python3", checkDist.path, tree.path]) : try runCLI(["validate", tree.path]) }
+    /// `scripts/check-tree.py TREE`: python-jsonschema's verdict on a tree (schemas, hashes, file index), an outside
+    /// judge beside our `generator validate`. Skips (or fails, under REQUIRE_TOOLS=1) without python-jsonschema.
+    static func checkTree(_ tree: URL) throws -> (status: Int32, output: String) {
+        try Tool.require(.python3, .jsonschema)
+        return try run(["python3", Repository.script("check-tree.py").path, tree.path])
+    }
+
+    /// The two judges of a tree side by side, each a process of its own: python-jsonschema's `check-tree.py` and our
+    /// `generator validate`.
+    static func judges(_ tree: URL) throws -> (python: Result<(status: Int32, output: String), Error>, ours: Result<(status: Int32, output: String), Error>) {
+        try Tool.require(.python3, .jsonschema)
+        let both = concurrently(2) { k in k == 0 ? try checkTree(tree) : try runCLI(["validate", tree.path]) }
         return (both[0], both[1])
     }
 

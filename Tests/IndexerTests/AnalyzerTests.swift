@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import Schemas
 @testable import Indexer
+import TestTools
 
 final class AnalyzerTests: XCTestCase {
     func testFoldingDropsDiacriticsAndCase() {
@@ -34,8 +35,7 @@ final class AnalyzerTests: XCTestCase {
 /// The ASCII fast paths give exactly what the general Unicode paths give, on every text of the real corpus.
 final class AnalyzerFastPathTests: XCTestCase {
     func testFastPathsAgreeOnTheRealCorpus() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/data/catalog/products.jsonl")
+        let url = Repository.testData("catalog/products.jsonl")
         var texts: [String] = []
         for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
             let j = try JSONReader.parse(String(line))

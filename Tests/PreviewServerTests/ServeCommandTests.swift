@@ -57,7 +57,7 @@ final class ServeCommandTests: XCTestCase {
             let privateFolder = dist.deletingLastPathComponent().appendingPathComponent(".dist.serve-\(p.processIdentifier)")
             XCTAssertTrue(FileManager.default.fileExists(atPath: privateFolder.path), "snapshots live beside the tree")
             kill(p.processIdentifier, sig)
-            XCTAssertTrue(waitExit(p, 10), "stops on signal \(sig)")
+            XCTAssertTrue(waitExit(p, 60), "stops on signal \(sig)")
             XCTAssertEqual(p.terminationReason, .exit)
             XCTAssertEqual(p.terminationStatus, 0)
             XCTAssertFalse(FileManager.default.fileExists(atPath: privateFolder.path), "its snapshot folder is removed")

@@ -3,6 +3,7 @@ import XCTest
 @testable import PreviewServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TestTools
 #endif
 
 /// What `generator serve` answers, over real HTTP on 127.0.0.1: a small tree built in a temp folder, with a few
@@ -244,12 +245,10 @@ final class TreeResponderTests: XCTestCase {
 
     /// python requests (what schemathesis drives) over a kept-alive session.
     func testPythonRequestsKeepAliveGetAndHead() throws {
+        try Tool.require(.python3, .requests)
         let script = """
         import hashlib, json, sys
-        try:
-            import requests
-        except ImportError:
-            print("MISSING: python3 -m pip install requests"); sys.exit(3)
+        import requests
         base, expected = sys.argv[1], json.loads(sys.argv[2])
         s = requests.Session()
         out = []

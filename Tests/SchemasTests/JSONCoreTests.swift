@@ -1,5 +1,6 @@
 import XCTest
 @testable import Schemas
+import TestTools
 
 final class JSONReaderTests: XCTestCase {
     func testParsesAndKeepsOrderAndPrecision() throws {
@@ -150,7 +151,7 @@ final class JSONWriterTests: XCTestCase {
     }
 
     func testRoundTripRealCatalogLine() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data/catalog/products.jsonl")
+        let url = Repository.testData("catalog/products.jsonl")
         let text = try String(contentsOf: url, encoding: .utf8)
         var n = 0
         for line in text.split(separator: "\n").prefix(500) {

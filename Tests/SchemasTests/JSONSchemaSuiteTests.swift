@@ -1,13 +1,13 @@
 import XCTest
 import Foundation
 @testable import Schemas
+import TestTools
 
-/// The official JSON Schema Test Suite, draft 2020-12 (../shared/data/json-schema-test-suite).
+/// The official JSON Schema Test Suite, draft 2020-12 (Tests/Data/json-schema-test-suite).
 /// Every required file is its own test; a failing case is named with its group and description.
 /// Remote references (`http://localhost:1234/...`) come from the suite's `remotes/` folder, never the network.
 final class JSONSchemaSuiteTests: XCTestCase {
-    static let suite = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/data/json-schema-test-suite")
+    static let suite = Repository.testData("json-schema-test-suite")
     static let tests = suite.appendingPathComponent("tests/draft2020-12")
 
     static let registry: SchemaRegistry = {

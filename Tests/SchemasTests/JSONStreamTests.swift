@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 @testable import Schemas
+import TestTools
 
 /// The streaming writer gives the same bytes as `JSONWriter` for the same value.
 final class JSONStreamTests: XCTestCase {
@@ -18,7 +19,7 @@ final class JSONStreamTests: XCTestCase {
 
     /// Every record of the real corpus (escapes, non-ASCII names, prices, nulls, nested ratings), one stream reused.
     func testSameBytesAsTheWriterOnTheRealCorpus() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data/catalog/products.jsonl")
+        let url = Repository.testData("catalog/products.jsonl")
         let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
         XCTAssertGreaterThan(lines.count, 4000)
         let s = JSONStream(capacity: 16)

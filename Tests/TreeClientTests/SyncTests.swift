@@ -118,7 +118,7 @@ final class SyncTests: XCTestCase {
                 XCTAssertEqual((e as? SyncError)?.kind, c.kind, "\(c): \(e)")
                 XCTAssertTrue("\(e)".contains(server.base.absoluteString + c.path), "\(c): names the URL: \(e)")
             }
-            XCTAssertLessThan(Date().timeIntervalSince(started), 10, "\(c)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 60, "\(c)")   // (a hang, not a slow machine)
             XCTAssertEqual(snapshot(dir), before, "\(c)")
             assertNoLeftovers(dir)
         }

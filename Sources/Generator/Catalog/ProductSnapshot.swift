@@ -370,15 +370,17 @@ final class ProductSnapshot: @unchecked Sendable {
             taken.append(range)
             count += range.count
         }
-        func flush() {
+        /// Parses, checks and stores the queue; false once the file cannot be read this way.
+        @discardableResult
+        func flush() -> Bool {
             defer { queue = []; queuedBytes = 0 }
-            guard !failed else { return }
+            guard !failed else { return false }
             var anew: [(bytes: [UInt8], firstLine: Int)] = []
             for case .anew(let bytes, let firstLine) in queue { anew.append((bytes, firstLine)) }
             let parsed = Parallel.map(anew.count, threads: threads) { k in
                 anew[k].bytes.withUnsafeBufferPointer { ProductFileReader.parseLines($0, firstLine: anew[k].firstLine, display: display, threads: 1) }
             }
-            guard parsed.allSatisfy({ $0.errors.isEmpty }) else { failed = true; return }
+            guard parsed.allSatisfy({ $0.errors.isEmpty }) else { failed = true; return false }
             var batch = check.checked(parsed.flatMap(\.records), threads: threads)
             check.reserve(parsed.reduce(0) { $0 + $1.records.count }, in: store)
             var next = 0, k = 0
@@ -391,7 +393,7 @@ final class ProductSnapshot: @unchecked Sendable {
                     let before = store.records.count
                     check.claim(&batch, next..<(next + n), into: store)
                     next += n
-                    guard check.errors.isEmpty else { failed = true; return }
+                    guard check.errors.isEmpty else { failed = true; return false }
                     made.append(before..<store.records.count)
                     for x in store.records[before...] {
                         origins.append(-1); ids.append(ByteHash.of(store.idUTF8(x))); folds.append(Self.foldedHash(store.segmentUTF8(x)))
@@ -399,6 +401,7 @@ final class ProductSnapshot: @unchecked Sendable {
                     count += n
                 }
             }
+            return true
         }
         func take(_ chunk: LineChunker.Chunk, _ lines: UnsafeBufferPointer<UInt8>) {
             guard !failed else { return }
@@ -413,8 +416,8 @@ final class ProductSnapshot: @unchecked Sendable {
         }
         try ProductFileReader.forEachLineRun(url, display: display) { run in chunker.feed(run, take) }
         chunker.finish(take)
-        flush()
-        if failed { return nil }
+        // (Asked of flush, not of `failed`: the compiler took the flag, set only in nested functions, for always false.)
+        guard flush() else { return nil }
         // Records read anew against the records taken: an id or a folded file name both claim is a full read's error.
         var madeIds = Set<UInt64>(), madeFolds = Set<UInt64>()
         for range in made { for k in range { madeIds.insert(ids[k]); madeFolds.insert(folds[k]) } }

@@ -6,7 +6,7 @@ import Schemas
 /// Rows repeating a (county, parcel id): a later row is a newer record of the parcel. Identical to the current
 /// record it collapses; differing, it replaces it, and the summary lists every replaced row by file and line.
 final class AuctionDuplicatesTests: XCTestCase {
-    let data = TestSupport.sharedData.appendingPathComponent("auctions")
+    let data = TestSupport.testData.appendingPathComponent("auctions")
 
     /// Builds the files; report examples come back without the input folder's name (messages name files from its parent).
     func build(_ files: [(name: String, text: String?)], county: String? = nil) throws -> (summary: BuildSummary, out: URL) {

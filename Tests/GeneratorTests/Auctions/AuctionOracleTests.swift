@@ -223,7 +223,7 @@ final class AuctionOracleTests: XCTestCase {
     /// recalc_2053.csv: every published parcel's score, grade, water score, price per acre, all-in cost and rank equal
     /// the oracle's, and its score equals the newest row's `investment_score` column (README).
     func testRealRecalcAgainstTheOracle() throws {
-        let csv = TestSupport.sharedData.appendingPathComponent("auctions/recalc_2053.csv")
+        let csv = TestSupport.testData.appendingPathComponent("auctions/recalc_2053.csv")
         let expected = try runOracle([(csv, nil)])
         XCTAssertEqual(expected.count, 1985)
         XCTAssertEqual(expected.filter { $0.column != $0.score }.count, 0, "the oracle's score is the file's own column")
@@ -244,7 +244,7 @@ final class AuctionOracleTests: XCTestCase {
     func testReportsAgainstTheOracleAndTheirColumns() throws {
         let names = ["top_100_water_properties.csv", "best_deals_under_500_per_acre.csv", "top_50_best_investments.csv",
                      "best_deals_under_500_water.csv", "premium_water_properties.csv"]
-        let files = names.map { (TestSupport.sharedData.appendingPathComponent("auctions/reports/\($0)"), String?.none) }
+        let files = names.map { (TestSupport.testData.appendingPathComponent("auctions/reports/\($0)"), String?.none) }
         let expected = try runOracle(files)
         let published = try build(files, name: "auct-reports-oracle")
         assertMatches(published, expected)

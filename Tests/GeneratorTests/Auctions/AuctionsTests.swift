@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
 final class AuctionScoringTests: XCTestCase {
     /// The integration guide's reference cases (arguments: price per acre, acreage, water score, assessed ratio).
@@ -49,9 +50,9 @@ final class AuctionScoringTests: XCTestCase {
     }
 }
 
-/// The real data in ../shared/data/auctions.
+/// The real data in Tests/Data/auctions.
 final class AuctionRealDataTests: XCTestCase {
-    let data = TestSupport.sharedData.appendingPathComponent("auctions")
+    let data = TestSupport.testData.appendingPathComponent("auctions")
 
     func input(_ files: [String], site: [String: Any] = [:]) throws -> URL {
         let dir = TestSupport.makeInput(site: { s in
@@ -86,6 +87,8 @@ final class AuctionRealDataTests: XCTestCase {
     }
 
     func testRecalcCompilesAndReportsDuplicates() throws {
+
+        try Tool.require(.python3, .jsonschema)
         let out = TestSupport.tempDir("auct").appendingPathComponent("dist")
         let s = try Build.run(BuildOptions(input: try input(["recalc_2053.csv"]), output: out, threads: 2, epochSeconds: 1_700_000_000))
         func count(_ k: String) -> Int? { s.report.first { $0.key == k }?.count }
@@ -105,8 +108,7 @@ final class AuctionRealDataTests: XCTestCase {
         XCTAssertEqual(tree.keys.filter { $0.hasPrefix("auctions/properties/") }.count, 1985)
         XCTAssertEqual(tree.keys.filter { $0.hasPrefix("auctions/counties/") }.count, 18)
         // Both judges accept the tree.
-        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
-        let judged = try TestSupport.run(["python3", checkDist.path, out.path])
+        let judged = try TestSupport.checkTree(out)
         XCTAssertEqual(judged.status, 0, String(judged.output.suffix(1500)))
     }
 

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
 /// Catalog orders against values computed outside the code (Python, from the product lines): the Bayesian average
 /// (m·C + n·R) / (m + n) of README "Output" (m = catalog.ratingPrior, 20 by default; C the mean rating of products
@@ -51,6 +52,7 @@ final class CatalogOracleTests: XCTestCase {
             out[cat] = [r["id"] for r in sorted(members, key=lambda r: (-score(r), r["id"]))]
         print(json.dumps(out))
         """#
+        try Tool.require(.python3)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3", "-c", script]

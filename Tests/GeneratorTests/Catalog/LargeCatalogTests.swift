@@ -120,9 +120,9 @@ final class LargeCatalogTests: XCTestCase {
         XCTAssertGreaterThan(pagesSeen, 60)   // the uncategorized bucket alone has 25 pages
     }
 
-    /// check-dist.py (python-jsonschema) and `generator validate` accept the tree.
+    /// check-tree.py (python-jsonschema) and `generator validate` accept the tree.
     func testLargeTreePassesBothJudges() throws {
-        let judged = TestSupport.judges(Self.trees.two)
+        let judged = try TestSupport.judges(Self.trees.two)
         let python = try judged.python.get(), ours = try judged.ours.get()
         XCTAssertEqual(python.status, 0, String(python.output.suffix(2000)))
         XCTAssertTrue(python.output.hasSuffix(" 0 failed\n"), String(python.output.suffix(300)))

@@ -24,7 +24,7 @@ final class ProductSnapshotTests: XCTestCase {
     }
 
     func testChunksAreCutByContentWhateverTheRuns() throws {
-        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
+        let lines = try String(contentsOf: TestSupport.testData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
             .split(separator: "\n").prefix(3_000).map(String.init)
         let whole = Self.chunks(lines)
         // Every line in exactly one chunk, in order, none longer than the cap, most ended by content.

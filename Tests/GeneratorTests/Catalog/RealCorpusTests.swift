@@ -3,7 +3,7 @@ import Foundation
 @testable import Generator
 import Schemas
 
-/// The real, messy corpus (../shared/data/catalog) builds, and every anomaly is counted.
+/// The real, messy corpus (Tests/Data/catalog) builds, and every anomaly is counted.
 final class RealCorpusTests: XCTestCase {
     static func realInput() -> URL {
         let dir = TestSupport.makeInput(site: { s in
@@ -14,7 +14,7 @@ final class RealCorpusTests: XCTestCase {
         try! FileManager.default.createDirectory(at: cat, withIntermediateDirectories: true)
         for f in ["products.jsonl", "categories.json"] {
             // Copied, not linked: a link pointing out of the input folder is refused.
-            try! FileManager.default.copyItem(at: TestSupport.sharedData.appendingPathComponent("catalog/\(f)"), to: cat.appendingPathComponent(f))
+            try! FileManager.default.copyItem(at: TestSupport.testData.appendingPathComponent("catalog/\(f)"), to: cat.appendingPathComponent(f))
         }
         return dir
     }

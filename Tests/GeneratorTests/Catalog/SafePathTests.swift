@@ -19,7 +19,7 @@ final class SafePathTests: XCTestCase {
     /// Ids that are their own segment skip the character-by-character rules: the rules agree on every real id and on
     /// the edge cases of the shortcut.
     func testSafeIdsAreTheirOwnSegment() throws {
-        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8).split(separator: "\n")
+        let lines = try String(contentsOf: TestSupport.testData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8).split(separator: "\n")
         var ids = try lines.compactMap { try JSONReader.parse(String($0))["itemId"].map { $0.stringValue ?? $0.compactText } }
         XCTAssertGreaterThan(ids.count, 4000)
         ids += ["a", "A-1", "x.y", "x..y", ".x", "_x", "x_", "x.", "..", ".", "-", "é", "a b", "a/b", "", "1.2.3", "a_.b"]

@@ -4,7 +4,7 @@ import Foundation
 import Indexer
 import Schemas
 
-/// Search on the real corpus (../shared/data/catalog), through the files a client downloads.
+/// Search on the real corpus (Tests/Data/catalog), through the files a client downloads.
 final class SearchTests: XCTestCase {
     static var tree: URL = {
         let out = TestSupport.tempDir("search-real").appendingPathComponent("dist")
@@ -97,9 +97,9 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(a, b)
     }
 
-    /// The real-corpus tree passes check-dist.py (python-jsonschema) and `generator validate`.
+    /// The real-corpus tree passes check-tree.py (python-jsonschema) and `generator validate`.
     func testRealTreePassesBothJudges() throws {
-        let judged = TestSupport.judges(Self.tree)
+        let judged = try TestSupport.judges(Self.tree)
         let python = try judged.python.get(), ours = try judged.ours.get()
         XCTAssertEqual(python.status, 0, String(python.output.suffix(2000)))
         XCTAssertTrue(python.output.hasSuffix(" 0 failed\n"), String(python.output.suffix(300)))

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
 /// SUMMARY.json's average price comes from an exact sum of the prices.
 final class SummaryTests: XCTestCase {
@@ -9,7 +10,7 @@ final class SummaryTests: XCTestCase {
 
     /// The scaled-integer sum equals Foundation's Decimal sum on the real corpus and on literals it must hand over.
     func testExactSumMatchesDecimalSum() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../../shared/data/catalog/products.jsonl")
+        let url = TestSupport.testData.appendingPathComponent("catalog/products.jsonl")
         var prices: [JSONNumber] = []
         for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
             if let n = try JSONReader.parse(String(line))["price"]?.numberValue { prices.append(n) }
@@ -31,7 +32,7 @@ final class SummaryTests: XCTestCase {
     /// lists with ties spelled differently (the first of equal values is kept), values that one double cannot tell
     /// apart, and values past Double's range.
     func testPriceRangeEndsAreMinAndMax() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../../shared/data/catalog/products.jsonl")
+        let url = TestSupport.testData.appendingPathComponent("catalog/products.jsonl")
         var corpus: [JSONNumber] = []
         for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
             if let n = try JSONReader.parse(String(line))["price"]?.numberValue { corpus.append(n) }
@@ -59,12 +60,12 @@ final class SummaryTests: XCTestCase {
     /// A price of 1e160 once made the average NaN (written as such, exit 0). Now the average is the exact mean rounded
     /// half to even to cents: (10^160 + 7.97 + 0.01) / 3 = 333…3335.99333…, by hand: 158 threes, then 35.99.
     func testHugePriceGivesAnExactAverageAndAValidTree() throws {
+        try Tool.require(.python3, .jsonschema)
         let (out, summary) = try build(["1e160", "7.97", "0.01"])
         XCTAssertEqual(summary["priceRange"]?["average"]?.numberValue?.description, String(repeating: "3", count: 158) + "35.99")
         XCTAssertEqual(summary["priceRange"]?["max"]?.numberValue?.description, "1e160")
         XCTAssertEqual(summary["priceRange"]?["min"]?.numberValue?.description, "0.01")
-        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
-        let judged = try TestSupport.run(["python3", checkDist.path, out.path])
+        let judged = try TestSupport.checkTree(out)
         XCTAssertEqual(judged.status, 0, String(judged.output.suffix(1500)))
         let validated = try TestSupport.runCLI(["validate", out.path])
         XCTAssertEqual(validated.status, 0, validated.output)

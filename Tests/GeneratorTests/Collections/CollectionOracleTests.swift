@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
 /// A collection's index.json statistics and facets against Python (its csv module and exact Decimal arithmetic):
 /// count, min, max, exact sum and mean = sum / count rounded half-to-even to 6 places (README "Collections");
@@ -58,6 +59,7 @@ final class CollectionOracleTests: XCTestCase {
         missing = {"kind": 0, "city": sum(1 for r in rows if not r["city"]), "ok": 0, "tags": sum(1 for r in rows if not r["tags"])}
         print(json.dumps({"stats": stats, "facets": facets, "missing": missing}))
         """#
+        try Tool.require(.python3)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3", "-c", script]

@@ -3,6 +3,7 @@ import Foundation
 @testable import Generator
 import Schemas
 import Indexer
+import TestTools
 
 /// Collections: typed values, errors naming file/line/field/type, pagination edges, and a real dataset.
 final class CollectionsTests: XCTestCase {
@@ -128,6 +129,7 @@ final class CollectionsTests: XCTestCase {
         let decl = #"{"sources": ["collections/data/p.csv"], "id": "sku", "fields": {"sku": {"type": "string"}}, "pagesize": 3}"#
         try assertFails(["collections/p.json": decl, "collections/data/p.csv": "sku\na\n"], mentions: ["collections/p.json", "additionalProperties", "declaration schema"])
         // The shipped schema is a valid draft 2020-12 schema (checked by python-jsonschema too) and accepts the defaults.
+        try Tool.require(.python3, .jsonschema)
         let schemaFile = TestSupport.tempDir("decl").appendingPathComponent("s.json")
         try Data(JSONWriter().bytes(CollectionDeclaration.schemaDocument)).write(to: schemaFile)
         for d in ["listings", "schools"] {
@@ -170,7 +172,7 @@ final class CollectionsTests: XCTestCase {
 
     /// A collection declared over the real product corpus (4,603 JSON Lines records, nested rating object).
     func testRealProductCorpusAsACollection() throws {
-        let products = TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl")
+        let products = TestSupport.testData.appendingPathComponent("catalog/products.jsonl")
         let decl = #"""
         {"title": "Products", "sources": ["collections/data/products.jsonl"], "id": "id",
          "fields": {

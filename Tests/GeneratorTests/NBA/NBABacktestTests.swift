@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
 /// The backtest of the four real seasons against an independent recount from the CSVs (`Tests/Oracles/nba_backtest.py`:
 /// Python and numpy, no code shared with the generator), and its picture rendered the way a person sees it.
@@ -10,8 +11,8 @@ final class NBABacktestTests: XCTestCase {
 
     /// Runs the oracle on a folder of CSVs (extra arguments: `--dates`, `--prior`, …).
     static func recount(_ folder: URL, _ extra: [String] = []) throws -> JSON {
+        try Tool.require(.python3, .numpy)
         let r = try TestSupport.run(["python3", oracle.path, folder.path] + extra)
-        if r.output.contains("No module named 'numpy'") { XCTFail("numpy is missing: pip install numpy") }
         guard r.status == 0 else { throw NSError(domain: "oracle", code: Int(r.status), userInfo: [NSLocalizedDescriptionKey: r.output]) }
         return try JSONReader.parse(r.output)
     }
@@ -20,9 +21,10 @@ final class NBABacktestTests: XCTestCase {
     /// hit and break-even rates, and closing-line value, against the recount; every season's calibrated Brier score
     /// is at most 0.2505 or the season is flagged.
     func testFourSeasonsAgainstAnIndependentRecount() throws {
+        try Tool.require(.python3, .numpy)
         let (_, tree, _) = try FourSeasons.trees.get()
         let report = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent("nba/totals/backtest.json")))
-        let want = try Self.recount(TestSupport.sharedData.appendingPathComponent("nba"))
+        let want = try Self.recount(TestSupport.testData.appendingPathComponent("nba"))
         var problems: [String] = []
         func near(_ got: JSON?, _ want: JSON?, _ places: Int, _ what: String) {
             if got == .null && want == .null { return }
@@ -76,14 +78,12 @@ final class NBABacktestTests: XCTestCase {
     /// The picture, rendered to PNG by librsvg (another SVG implementation than any we wrote), is not blank: the
     /// plot areas are drawn and each series' colour is on the image.
     func testBacktestChartRendersToAPicture() throws {
+        try Tool.require(.rsvgConvert, .python3)
         let (_, tree, _) = try FourSeasons.trees.get()
         let svg = tree.appendingPathComponent(BacktestChart.path)
         let manifest = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent("update-manifest.json")))
         let index = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent(try XCTUnwrap(manifest["fileIndex"]?["path"]?.stringValue))))
         XCTAssertTrue((index["files"]?.arrayValue ?? []).contains { $0["path"] == .string(BacktestChart.path) }, "backtest.svg is not in the file index")
-        guard (try? TestSupport.run(["rsvg-convert", "--version"]))?.status == 0 else {
-            return XCTFail("rsvg-convert is missing: apt-get install librsvg2-bin")
-        }
         let png = TestSupport.tempDir("nba-svg").appendingPathComponent("backtest.png")
         let r = try TestSupport.run(["rsvg-convert", "-o", png.path, svg.path])
         XCTAssertEqual(r.status, 0, r.output)

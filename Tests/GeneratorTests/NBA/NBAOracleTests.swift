@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
 /// NBA totals figures against values computed outside the code: Python (`math.erfc`, its own CSV reading and
 /// statistics) and Foundation's `erfc` (the C library's, independent of our DetMath). Every model parameter the
@@ -193,6 +194,7 @@ final class NBAOracleTests: XCTestCase {
     /// the recount's walk-forward calibration (`Tests/Oracles/nba_backtest.py`); ev, edge and Kelly recomputed from the
     /// published calibrated probabilities; verdicts from the edges.
     func testPublishedSnapshotsAgainstPython() throws {
+        try Tool.require(.python3, .numpy)
         let input = TestSupport.makeInput(site: { s in
             s.removeValue(forKey: "catalog")
             s["nba"] = ["folder": "nba", "backtest": false]

@@ -2,9 +2,10 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
 final class NBATests: XCTestCase {
-    static let realData: NBAData = try! NBAData.load(TestSupport.sharedData.appendingPathComponent("nba")) { $0.lastPathComponent }
+    static let realData: NBAData = try! NBAData.load(TestSupport.testData.appendingPathComponent("nba")) { $0.lastPathComponent }
 
     /// A game's inputs come from earlier games of its season only: changing that game's score, or any later
     /// game's, changes nothing.
@@ -127,6 +128,7 @@ final class NBATests: XCTestCase {
     /// Four real seasons compile (with the catalog, so the tree is complete); games without a line are NO_LINE;
     /// two builds with 1 and 2 threads are byte-identical.
     func testFourSeasonsNoLineAndDeterminism() throws {
+        try Tool.require(.python3, .jsonschema)
         let (summary, a, b) = try FourSeasons.trees.get()
         XCTAssertEqual(summary.report.first { $0.key == "snapshot dates" }?.count, 685)
         let ta = TestSupport.snapshot(a).filter { $0.key.hasPrefix("nba/") }, tb = TestSupport.snapshot(b).filter { $0.key.hasPrefix("nba/") }
@@ -141,8 +143,7 @@ final class NBATests: XCTestCase {
             XCTAssertEqual(g["monte_carlo"], .null); XCTAssertEqual(g["ev_metrics"], .null); XCTAssertEqual(g["edge"], .null)
             XCTAssertNotNil(g["over_odds"]?.doubleValue)
         }
-        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
-        let judged = try TestSupport.run(["python3", checkDist.path, a.path])
+        let judged = try TestSupport.checkTree(a)
         XCTAssertEqual(judged.status, 0, String(judged.output.suffix(1500)))
     }
 }
@@ -159,7 +160,7 @@ enum FourSeasons {
             // Copied, not linked: a link pointing out of the input folder is refused.
             try FileManager.default.createDirectory(at: dir.appendingPathComponent("nba"), withIntermediateDirectories: true)
             for f in ["teams.csv", "games.csv", "lines.csv"] {
-                try FileManager.default.copyItem(at: TestSupport.sharedData.appendingPathComponent("nba/\(f)"), to: dir.appendingPathComponent("nba/\(f)"))
+                try FileManager.default.copyItem(at: TestSupport.testData.appendingPathComponent("nba/\(f)"), to: dir.appendingPathComponent("nba/\(f)"))
             }
             return dir
         }

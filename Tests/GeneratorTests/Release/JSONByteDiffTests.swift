@@ -35,7 +35,7 @@ final class JSONByteDiffTests: XCTestCase {
     /// Random edits of real catalog records, as releases make them: prices, names, products added and removed,
     /// fields added and removed, a field moved (which must become a replace of the record).
     func testRandomEditsOfRealProducts() throws {
-        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
+        let lines = try String(contentsOf: TestSupport.testData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
             .split(separator: "\n").prefix(120)
         let products = try lines.map { try JSONReader.parse(String($0)) }
         var rng = TestSupport.Random(state: 24)
@@ -185,7 +185,7 @@ final class JSONByteDiffTests: XCTestCase {
     /// An array whose elements are said (the entries of a spliced index): the same operations as scanning it, and
     /// ranges that are not its elements are ignored.
     func testArraysWithKnownElements() throws {
-        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
+        let lines = try String(contentsOf: TestSupport.testData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
             .split(separator: "\n").prefix(60)
         let products = try lines.map { try JSONReader.parse(String($0)) }
         var rng = TestSupport.Random(state: 7)
@@ -221,7 +221,7 @@ final class JSONByteDiffTests: XCTestCase {
     /// a pair over bytes that differ hides their difference (which shows they are not read), while pairs of unequal
     /// lengths or outside the texts are not used.
     func testKnownEqualRangesAreNotRead() throws {
-        let lines = try String(contentsOf: TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
+        let lines = try String(contentsOf: TestSupport.testData.appendingPathComponent("catalog/products.jsonl"), encoding: .utf8)
             .split(separator: "\n").prefix(40)
         let products = try lines.map { try JSONReader.parse(String($0)) }
         func written(_ list: [JSON], tail: String) throws -> ([UInt8], [Range<Int>], Range<Int>) {

@@ -3,11 +3,11 @@ import Foundation
 import Schemas
 @testable import Generator
 
-/// The RFC 6902 community test suite (`../shared/data/json-patch-tests`, json-patch/json-patch-tests at 2a928f9)
+/// The RFC 6902 community test suite (`Tests/Data/json-patch-tests`, json-patch/json-patch-tests at 2a928f9)
 /// against our applier: every runnable record passes or fails as it says. Our own diff emits only add, remove and
 /// replace, so this is where move, copy and test are exercised, by cases we did not write.
 final class JSONPatchSuiteTests: XCTestCase {
-    static let folder = TestSupport.sharedData.appendingPathComponent("json-patch-tests")
+    static let folder = TestSupport.testData.appendingPathComponent("json-patch-tests")
 
     struct Outcome { var run = 0, passed = 0, failures: [String] = [] }
 

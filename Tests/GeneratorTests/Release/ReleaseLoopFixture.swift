@@ -94,9 +94,9 @@ enum ReleaseLoop {
             .filter { $0.hasPrefix(".\(name).") && $0 != ".\(name).sync-state.json" }
     }
 
-    /// `python3 ../shared/tools/check-dist.py tree`: its last line.
-    static func checkDist(_ tree: URL) throws -> String {
-        let r = try TestSupport.run(["python3", TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py").path, tree.path])
+    /// `scripts/check-tree.py tree`: its last line.
+    static func checkTree(_ tree: URL) throws -> String {
+        let r = try TestSupport.checkTree(tree)
         return r.output.split(separator: "\n").last.map(String.init) ?? r.output
     }
 

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
 /// Release 1 from the real corpus, then 10 price changes, 3 removals, 2 additions → release 2.
 final class ReleaseTests: XCTestCase {
@@ -16,6 +17,7 @@ final class ReleaseTests: XCTestCase {
     }
 
     func testTwoReleasesDeltaPatchesAndNoChangeBuild() throws {
+        try Tool.require(.python3, .jsonschema, .jsonpatch)
         let out = TestSupport.tempDir("rel").appendingPathComponent("dist")
         let input1 = try realInput { _ in }
         let r1 = try Build.run(BuildOptions(input: input1, output: out, threads: 2, epochSeconds: 1_700_000_000))
@@ -52,15 +54,14 @@ final class ReleaseTests: XCTestCase {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             p.arguments = ["python3", script.path] + args
-            FileManager.default.createFile(atPath: judges.appendingPathComponent(name).path, contents: nil)
+            _ = FileManager.default.createFile(atPath: judges.appendingPathComponent(name).path, contents: nil)
             let log = try FileHandle(forWritingTo: judges.appendingPathComponent(name))
             p.standardOutput = log; p.standardError = log
             try p.run()
             return p
         }
-        let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
-        let patchesJudge = try start(TestSupport.repoRoot.appendingPathComponent("scripts/check-patches.py"), [oldCopy.path, out.path], "patches")
-        let distJudge = try start(checkDist, [out.path], "dist")
+        let patchesJudge = try start(Repository.script("check-patches.py"), [oldCopy.path, out.path], "patches")
+        let distJudge = try start(Repository.script("check-tree.py"), [out.path], "dist")
 
         // The delta lists exactly the files whose bytes differ (release bookkeeping aside).
         let deltaJSON = try JSONReader.parse(v2["releases/2/delta-from-1.json"]!)
@@ -91,7 +92,6 @@ final class ReleaseTests: XCTestCase {
         // The same patches through python's jsonpatch (scripts/check-patches.py).
         patchesJudge.waitUntilExit()
         let text = try String(contentsOf: judges.appendingPathComponent("patches"), encoding: .utf8)
-        // Never skipped: without the module the script says how to install it, and this fails with that message.
         XCTAssertEqual(patchesJudge.terminationStatus, 0, text)
         XCTAssertTrue(text.contains("\(patched) passed, 0 failed"), text)
 

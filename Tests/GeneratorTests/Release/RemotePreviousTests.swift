@@ -4,6 +4,7 @@ import Foundation
 import Schemas
 import FaultServerSupport
 import TreeClient
+import TestTools
 
 /// `generator build --previous URL` and `generator sync` over real HTTP (scripts/fault-server.py on 127.0.0.1): the
 /// live site is the release history.
@@ -38,6 +39,7 @@ final class RemotePreviousTests: XCTestCase {
     /// The whole loop: sync release 1 into an empty folder, build release 2 from the live site with no local tree,
     /// sync it with the delta, and refuse a rollback.
     func testReleaseLoopEndToEnd() throws {
+        try Tool.require(.python3, .jsonschema)
         let release1 = TestSupport.snapshot(ReleaseLoop.release1)
         let local = TestSupport.tempDir("loop-local").appendingPathComponent("copy")
         try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
@@ -66,7 +68,7 @@ final class RemotePreviousTests: XCTestCase {
         XCTAssertGreaterThan(delta["changed"]!.arrayValue!.filter { $0["patch"] != nil }.count, 3)
         // Exactly the tree a build on release 1's own folder makes.
         XCTAssertEqual(ReleaseLoop.differences(out, ReleaseLoop.release2), [])
-        XCTAssertTrue(try ReleaseLoop.checkDist(out).hasSuffix(" passed, 0 failed"))
+        XCTAssertTrue(try ReleaseLoop.checkTree(out).hasSuffix(" passed, 0 failed"))
 
         // Published: the copy follows with the delta, downloading less than a fresh copy.
         try server.serve(out)
@@ -113,7 +115,7 @@ final class RemotePreviousTests: XCTestCase {
             XCTAssertEqual(r.status, 1, "\(path) \(mode): \(r.output)")
             XCTAssertTrue(r.output.contains(url + path), "\(path) \(mode): names the URL: \(r.output)")
             XCTAssertTrue(r.output.contains("sync failed; \(local.path) is unchanged"), r.output)
-            XCTAssertLessThan(Date().timeIntervalSince(started), 8, "\(path) \(mode)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 60, "\(path) \(mode)")   // (a hang, not a slow machine)
             XCTAssertEqual(ReleaseLoop.differences(TestSupport.snapshot(local), before), [], "\(path) \(mode)")
             XCTAssertEqual(ReleaseLoop.leftovers(beside: local), [], "\(path) \(mode)")
         }
@@ -196,6 +198,7 @@ final class RemotePreviousTests: XCTestCase {
 
     /// A 404 for update-manifest.json: nothing published yet, so this is release 1 (and the summary says so).
     func testNothingPublishedGivesRelease1() throws {
+        try Tool.require(.python3, .jsonschema)
         let empty = TestSupport.tempDir("empty-site")
         try server.serve(empty)
         let out = TestSupport.tempDir("first-out").appendingPathComponent("dist")
@@ -204,7 +207,7 @@ final class RemotePreviousTests: XCTestCase {
         XCTAssertTrue(r.output.contains("no release published at \(url) yet (update-manifest.json: HTTP 404): this is release 1"), r.output)
         // The same tree as a first build with no previous release at all.
         XCTAssertEqual(ReleaseLoop.differences(out, ReleaseLoop.release1), [])
-        XCTAssertTrue(try ReleaseLoop.checkDist(out).hasSuffix(" passed, 0 failed"))
+        XCTAssertTrue(try ReleaseLoop.checkTree(out).hasSuffix(" passed, 0 failed"))
     }
 
     /// A store caught between a publish's switch and its rewrites (`generator publish`): the manifest is release 2's

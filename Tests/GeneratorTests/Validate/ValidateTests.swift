@@ -2,12 +2,11 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TestTools
 
-/// `generator validate` agrees with check-dist.py (python-jsonschema, an implementation we did not write) on a
+/// `generator validate` agrees with scripts/check-tree.py (python-jsonschema, an implementation we did not write) on a
 /// clean tree and on deliberately corrupted ones; the build refuses to publish a file that breaks its schema.
 final class ValidateTests: XCTestCase {
-    let checkDist = TestSupport.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/check-dist.py")
-
     /// The default tree, built once for the class; each test damages a copy of its own.
     static let built: Result<URL, Error> = Result {
         let out = TestSupport.tempDir("validate-built").appendingPathComponent("dist")
@@ -24,10 +23,8 @@ final class ValidateTests: XCTestCase {
     /// Both judges' verdicts (exit codes) and output.
     func judge(_ dist: URL) throws -> (ours: (Int32, String), python: (Int32, String)) {
         // (Side by side: each is a process of its own.)
-        let both = TestSupport.concurrently(2) { k in
-            k == 0 ? try TestSupport.runCLI(["validate", dist.path]) : try TestSupport.run(["python3", self.checkDist.path, dist.path])
-        }
-        let ours = try both[0].get(), python = try both[1].get()
+        let both = try TestSupport.judges(dist)
+        let ours = try both.ours.get(), python = try both.python.get()
         return ((ours.status, ours.output), (python.status, python.output))
     }
 
@@ -40,6 +37,7 @@ final class ValidateTests: XCTestCase {
     }
 
     func testCleanTreeIsValidForBoth() throws {
+        try Tool.require(.python3, .jsonschema)
         let (ours, python) = try judge(try freshTree())
         XCTAssertEqual(ours.0, 0, ours.1)
         XCTAssertEqual(python.0, 0, python.1)
@@ -62,6 +60,7 @@ final class ValidateTests: XCTestCase {
 
     /// A value that breaks the schema, with hashes and sizes updated so only the schema can tell.
     func testCorruptedValue() throws {
+        try Tool.require(.python3, .jsonschema)
         let dist = try freshTree()
         let target = "SUMMARY.json"
         var summary = try JSONReader.parse(Data(contentsOf: dist.appendingPathComponent(target)))
@@ -79,6 +78,7 @@ final class ValidateTests: XCTestCase {
     }
 
     func testCorruptedHash() throws {
+        try Tool.require(.python3, .jsonschema)
         let dist = try freshTree()
         let target = dist.appendingPathComponent("categories/index.json")
         var data = try Data(contentsOf: target)
@@ -88,12 +88,14 @@ final class ValidateTests: XCTestCase {
     }
 
     func testDeletedFile() throws {
+        try Tool.require(.python3, .jsonschema)
         let dist = try freshTree()
         try FileManager.default.removeItem(at: dist.appendingPathComponent("deeplink-map.json"))
         try assertBothReject(dist, mentioning: "deeplink-map.json")
     }
 
     func testStrayFile() throws {
+        try Tool.require(.python3, .jsonschema)
         let dist = try freshTree()
         try Data("{}".utf8).write(to: dist.appendingPathComponent("categories/stray.json"))
         try assertBothReject(dist, mentioning: "categories/stray.json")

@@ -1,4 +1,5 @@
 import XCTest
+import TestTools
 import Foundation
 @testable import Generator
 import Schemas
@@ -16,9 +17,7 @@ final class TypeScriptTypesTests: XCTestCase {
     }
 
     func testDefaultTreeTypeChecksWithTsc() throws {
-        guard (try? TestSupport.run(["tsc", "--version"]))?.status == 0 else {
-            return XCTFail("tsc is missing: apt-get install node-typescript")
-        }
+        try Tool.require(.tsc, .node)
         let tree = try Self.tree.get()
         let dir = TestSupport.tempDir("ts-check")
         try FileManager.default.copyItem(at: tree.appendingPathComponent("types/index.d.ts"), to: dir.appendingPathComponent("index.d.ts"))
@@ -77,7 +76,6 @@ final class TypeScriptTypesTests: XCTestCase {
 
         // The program also runs: compiled to JavaScript and run in Node over the tree's files, it reads every kind
         // (a path or field the types allowed but the tree lacked would throw), and its search is the reference's.
-        try WebTools.requireNode()
         let built = try TestSupport.run(["tsc", "--strict", "--allowJs", "--target", "es2022", "--module", "es2022", "--moduleResolution", "node",
                                          "--lib", "es2022,dom", "--outDir", "out", "app.ts"], cwd: dir)
         XCTAssertEqual(built.status, 0, built.output)

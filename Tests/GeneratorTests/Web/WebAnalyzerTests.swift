@@ -1,4 +1,5 @@
 import XCTest
+import TestTools
 import Foundation
 @testable import Indexer
 import Schemas
@@ -39,7 +40,7 @@ final class WebAnalyzerTests: XCTestCase {
     /// on its own); the unassigned and private-use ones (970,000 of them, which no version of the analyzer folds or
     /// takes as word characters) a thousand to a text.
     func testEveryCodePoint() throws {
-        try WebTools.requireNode()
+        try Tool.require(.node)
         var texts: [String] = [], assigned = String.UnicodeScalarView(), quiet = String.UnicodeScalarView()
         var count = 0, inAssigned = 0, inQuiet = 0
         for v in 0...0x10FFFF {
@@ -61,7 +62,7 @@ final class WebAnalyzerTests: XCTestCase {
     }
 
     func testStringsWhereTheDefinitionsCouldPart() throws {
-        try WebTools.requireNode()
+        try Tool.require(.node)
         // Leading, vowel and trailing jamo at the ends of their ranges; every prepended letter; joiners; letters
         // and digits; a kept code point; the endings the stemmer looks at, on words long and short.
         let jamo: [UInt32] = [0x1100, 0x115F, 0xA960, 0xA97C, 0x1160, 0x11A7, 0xD7B0, 0xD7C6, 0x11A8, 0x11FF, 0xD7CB, 0xD7FB, 0xAC00, 0xD55C]

@@ -1,4 +1,5 @@
 import XCTest
+import TestTools
 import Foundation
 @testable import Generator
 @testable import Indexer
@@ -78,7 +79,7 @@ final class WebSearchTests: XCTestCase {
     }
 
     func testChromiumModuleAgreesWithTheReferenceOnTheRealCorpus() throws {
-        try WebTools.requireChromium()
+        try Tool.require(.chromium, .python3)
         let tree = SearchTests.tree
         let (cold, warm) = try Self.queries(tree)
         let queries = cold + warm
@@ -97,7 +98,7 @@ final class WebSearchTests: XCTestCase {
     /// A collection's module (in collections/listings/search/, three folders deep) on the default tree: queries made
     /// from the listings' addresses, cities and features agree with the reference client of that folder.
     func testCollectionModuleAgreesWithTheReference() throws {
-        try WebTools.requireChromium()
+        try Tool.require(.chromium, .python3)
         let tree = try TypeScriptTypesTests.tree.get()
         let folder = "collections/listings/search"
         var names: [String] = []
@@ -120,7 +121,7 @@ final class WebSearchTests: XCTestCase {
     /// typing updates the results and the address, Escape clears, Enter opens the selected result; every URL it
     /// loads is inside the tree. A phone-sized screenshot is not blank and shows the result titles' colour.
     func testSearchPageInChromium() throws {
-        try WebTools.requireChromium()
+        try Tool.require(.chromium, .python3)
         let site = try WebTools.site(tree: SearchTests.tree)
         let server = try WebTools.Server(site)
         defer { server.stop() }

@@ -1,28 +1,12 @@
 import Foundation
 import XCTest
+import TestTools
 
-/// The real tools the web tests drive: headless Chromium, Node and a static file server on 127.0.0.1. A missing tool
-/// fails the test with the command that installs it (`.ci/run` installs them).
+/// The real tools the web tests drive: headless Chromium, Node and a static file server on 127.0.0.1 (each test first
+/// requires its tools with `Tool.require`).
 enum WebTools {
-    struct Missing: Error { let command: String }
-
     /// Tests/Web: the pages and scripts the web tests serve or run (not part of any tree).
     static let folder = TestSupport.repoRoot.appendingPathComponent("Tests/Web")
-
-    static func require(_ command: String, install: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        guard (try? TestSupport.run(["sh", "-c", "command -v \(command)"]))?.status == 0 else {
-            XCTFail("\(command) is missing: \(install)", file: file, line: line)
-            throw Missing(command: command)
-        }
-    }
-
-    static func requireChromium(file: StaticString = #filePath, line: UInt = #line) throws {
-        try require("chromium", install: "apt-get install chromium", file: file, line: line)
-    }
-
-    static func requireNode(file: StaticString = #filePath, line: UInt = #line) throws {
-        try require("node", install: "apt-get install nodejs", file: file, line: line)
-    }
 
     /// A folder served over HTTP on 127.0.0.1 (python's http.server on a free port) until `stop`.
     final class Server {
@@ -30,6 +14,7 @@ enum WebTools {
         let url: URL
 
         init(_ root: URL) throws {
+            try Tool.require(.python3)
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path]
             let out = Pipe()

@@ -8,7 +8,7 @@ final class ChecksumTests: XCTestCase {
     typealias Random = TestSupport.Random
     /// Real bytes: the first 3 MB of the real products file.
     static let bytes: [UInt8] = {
-        let url = TestSupport.sharedData.appendingPathComponent("catalog/products.jsonl")
+        let url = TestSupport.testData.appendingPathComponent("catalog/products.jsonl")
         return Array(try! Data(contentsOf: url).prefix(3 << 20))
     }()
 

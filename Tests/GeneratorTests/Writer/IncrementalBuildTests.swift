@@ -27,7 +27,7 @@ final class IncrementalBuildTests: XCTestCase {
 
     /// The first `count` products of the real corpus with its category tree.
     static func realCatalog(count: Int) throws -> Catalog {
-        let src = TestSupport.sharedData.appendingPathComponent("catalog")
+        let src = TestSupport.testData.appendingPathComponent("catalog")
         let lines = try String(contentsOf: src.appendingPathComponent("products.jsonl"), encoding: .utf8).split(separator: "\n").prefix(count)
         let products = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         let categories = try JSONSerialization.jsonObject(with: Data(contentsOf: src.appendingPathComponent("categories.json"))) as! [String: Any]
