@@ -5,10 +5,10 @@ Usage: synth-catalog.py SHARED_CATALOG_DIR OUT_INPUT_DIR N
 Each synthetic product is a real one with a new id, a numbered name variant, a price nudged
 deterministically and the same category, so category and brand structure stay realistic.
 
-Above LARGE (100,000 products) site.json gets the large-catalog settings of README "Large catalogs": past about
+Above LARGE (100,000 products) site.json gets the settings of the Large catalogs article (Generator.docc): past about
 115,000 products search-index.json is over GitHub Pages' 100 MB file limit, and past about 300,000 the tree is over
 its 1 GB site limit, so the site targets object storage, leaves out the single-file seed search indexes and pages
-category lists. Up to LARGE the site is the default (what the 100k figures in README measure).
+category lists. Up to LARGE the site is the default (what the 100k figures in Benchmarks/README.md measure).
 """
 import json, os, sys
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A million products on one machine (issue 21): fresh builds of the synthetic 100k and 1M catalogs on tmpfs, in one
 # run, side by side: wall time, peak memory (max RSS), files and bytes written, and 1M against 100k. The 100k site is
-# the default one; above 100,000 products synth-catalog.py writes README's large-catalog settings (object storage, no
+# the default one; above 100,000 products synth-catalog.py writes the Large catalogs article's settings (object storage, no
 # seed search indexes, category pages of 100). Bounds of the issue: 1M peak ≤ 2.5 GB, 1M time ≤ 11 × 100k time.
 # The 100k figure is the median of RUNS100K runs (default 3), the 1M figure one run (RUNS1M to change).
 # Needs about 6 GB free on /dev/shm (inputs and the 1M tree, 3.3 GB); removes everything it made. Not a test.

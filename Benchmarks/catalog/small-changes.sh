@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Small-change releases at scale (issue 23): on tmpfs, a fresh build of a synthetic N-product catalog, then rebuilds
+# Small-change releases at scale: on tmpfs, a fresh build of a synthetic N-product catalog, then rebuilds
 # after no change, one price changed, one product added and 1 % of prices changed. Each rebuild starts from a copy of
 # the fresh tree, so each is one release after the first. Each line is run REPEAT times (default 3; this machine's
 # times move by up to 20 % from one run to the next): it prints the median wall time, every run's time, the largest

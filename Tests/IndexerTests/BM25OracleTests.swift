@@ -4,14 +4,14 @@ import Schemas
 @testable import Indexer
 
 /// BM25F scores and result orders of the ranked index, checked against an oracle written in this file from the
-/// formula README "Search" documents — never from the code under test:
+/// formula the Search article (Indexer.docc) documents — never from the code under test:
 ///
 ///   tf(t, d) = Σ over fields of field weight × occurrences of t      dl(d) = Σ over fields of weight × terms
 ///   idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))
 ///   score = idf × tf × (k1 + 1) / (tf + k1 × (1 − b + b × dl / avgdl)),   k1 = 1.2, b = 0.75
 ///   stored = max(1, round(score × 100))
 ///
-/// and, for queries (README, Query.swift's documentation): each query term takes a document's best match (exact
+/// and, for queries (the Search article, Query.swift's documentation): each query term takes a document's best match (exact
 /// 1.0, prefix of the last term while typing 0.9, one edit for words of 5+ characters that are not in the index 0.7,
 /// typo candidates at least half as frequent as the most frequent one); a document's score is the sum over terms
 /// times the share of query terms it matches; ties go to the earlier document.

@@ -113,7 +113,7 @@ final class JSONSchemaSuiteTests: XCTestCase {
         XCTAssertGreaterThan(checked, 800)
     }
 
-    /// Optional tests and format assertions: counts printed (and recorded in README), not required.
+    /// Optional tests and format assertions: counts printed (and recorded in the Validation article), not required.
     func testOptionalSuiteCounts() throws {
         let optional = Self.tests.appendingPathComponent("optional")
         var passed = 0, total = 0

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The Alabama Auction Watcher's metrics, as its code computes them (`scripts/utils.py`; the README gives the
-/// formulas). The code is the authority, not the documents: it gives 23.7 where a document prints 23.3.
+/// The Alabama Auction Watcher's metrics, as its code computes them (`scripts/utils.py`; the Auctions
+/// article gives the formulas). The code is the authority, not the documents: it gives 23.7 where a document prints 23.3.
 public enum AuctionScoring {
     public struct Weights: Sendable, Equatable {
         public var pricePerAcre = 0.4, acreage = 0.3, water = 0.2, assessedRatio = 0.1

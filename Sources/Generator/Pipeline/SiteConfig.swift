@@ -1,7 +1,7 @@
 import Foundation
 import Schemas
 
-/// `input/site.json`: the site-wide settings. Every key is documented in README ("site.json");
+/// `input/site.json`: the site-wide settings. Every key is documented in the Input and site.json article (Generator.docc);
 /// unknown keys are errors. Domain sections (`catalog`, `auctions`, `nba`, …) are kept as JSON
 /// and read strictly by their domain.
 public struct SiteConfig: Sendable {

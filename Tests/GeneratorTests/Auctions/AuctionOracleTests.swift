@@ -4,7 +4,7 @@ import Foundation
 import Schemas
 
 /// Auction scores, grades and ranks checked against values computed outside the code: by hand (boundary parcels),
-/// and by a short Python implementation of README "Auctions" (below) over the real files — its own CSV reader,
+/// and by a short Python implementation of the Auctions article (below) over the real files — its own CSV reader,
 /// keyword list, Python's round(x, 1), decimal fees and sort. Only the published files are read from our side.
 final class AuctionOracleTests: XCTestCase {
     /// The oracle. argv[1]: JSON list of [path, county or null], in `auctions.files` order. Prints the parcels in rank
@@ -221,7 +221,7 @@ final class AuctionOracleTests: XCTestCase {
     // MARK: real data
 
     /// recalc_2053.csv: every published parcel's score, grade, water score, price per acre, all-in cost and rank equal
-    /// the oracle's, and its score equals the newest row's `investment_score` column (README).
+    /// the oracle's, and its score equals the newest row's `investment_score` column (the Auctions article).
     func testRealRecalcAgainstTheOracle() throws {
         let csv = TestSupport.testData.appendingPathComponent("auctions/recalc_2053.csv")
         let expected = try runOracle([(csv, nil)])
@@ -238,9 +238,10 @@ final class AuctionOracleTests: XCTestCase {
         XCTAssertGreaterThan(zip(scores, scores.dropFirst()).filter { $0 == $1 }.count, 1000)
     }
 
-    /// The five reports: published scores follow README's formula (the oracle), price per acre equals each report's
-    /// own `price_per_acre` column, and the reports' `investment_score` columns are the other scoring versions the data's
-    /// README describes (ranges 0.26–4.24 and 26–118.85; 90–100 in two reports), which we do not publish.
+    /// The five reports: published scores follow the Auctions article's formula (the oracle), price per acre equals
+    /// each report's own `price_per_acre` column, and the reports' `investment_score` columns are the other scoring
+    /// versions the data's README describes (ranges 0.26–4.24 and 26–118.85; 90–100 in two reports), which we do not
+    /// publish.
     func testReportsAgainstTheOracleAndTheirColumns() throws {
         let names = ["top_100_water_properties.csv", "best_deals_under_500_per_acre.csv", "top_50_best_investments.csv",
                      "best_deals_under_500_water.csv", "premium_water_properties.csv"]

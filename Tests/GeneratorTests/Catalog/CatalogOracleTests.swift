@@ -5,7 +5,7 @@ import Schemas
 import TestTools
 
 /// Catalog orders against values computed outside the code (Python, from the product lines): the Bayesian average
-/// (m·C + n·R) / (m + n) of README "Output" (m = catalog.ratingPrior, 20 by default; C the mean rating of products
+/// (m·C + n·R) / (m + n) of the Outputs article (m = catalog.ratingPrior, 20 by default; C the mean rating of products
 /// with reviews, to the hundredth; n the review count) orders category pages, ancestors' pages and the offline catalog, ties by id;
 /// SUMMARY.json's top brands by product count, ties by name, case variants merged under the most frequent spelling.
 final class CatalogOracleTests: XCTestCase {

@@ -3,21 +3,21 @@ import Foundation
 @testable import Generator
 import Schemas
 
-/// The large-catalog settings on the real corpus, with the very site.json of README "Large catalogs" (target
+/// The large-catalog settings on the real corpus, with the very site.json of the Large catalogs article (target
 /// object-storage, the seed search indexes left out, category pages of 100): every file that could name the left-out
 /// indexes consistent; the same tree on one thread and on two; and the size limits of both targets naming the
 /// setting that fixes them.
 final class LargeCatalogTests: XCTestCase {
-    /// The first `json` block of README's "Large catalogs" section.
+    /// The first `json` block of the Large catalogs article (Generator.docc/LargeCatalogs.md).
     static func readmeSite() throws -> [String: Any] {
-        let readme = try String(contentsOf: TestSupport.repoRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try XCTUnwrap(readme.range(of: "\n## Large catalogs\n"), "README has no Large catalogs section")
-        let rest = readme[section.upperBound...]
-        let open = try XCTUnwrap(rest.range(of: "```json\n")), close = try XCTUnwrap(rest[open.upperBound...].range(of: "\n```"))
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(rest[open.upperBound..<close.lowerBound].utf8)) as? [String: Any])
+        let article = try String(contentsOf: TestSupport.repoRoot.appendingPathComponent("Sources/Generator/Generator.docc/LargeCatalogs.md"),
+                                 encoding: .utf8)
+        let open = try XCTUnwrap(article.range(of: "```json\n"), "LargeCatalogs.md has no json block")
+        let close = try XCTUnwrap(article[open.upperBound...].range(of: "\n```"))
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(article[open.upperBound..<close.lowerBound].utf8)) as? [String: Any])
     }
 
-    /// README's site.json, with the real corpus's id field.
+    /// The article's site.json, with the real corpus's id field.
     static let largeSettings: (inout [String: Any]) -> Void = { s in
         s = try! readmeSite()
         var catalog = s["catalog"] as? [String: Any] ?? [:]

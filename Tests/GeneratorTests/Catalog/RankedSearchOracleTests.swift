@@ -4,8 +4,8 @@ import Foundation
 import Indexer
 import Schemas
 
-/// The catalog's ranked index (`search/`), built from a small catalog, against an oracle written here from README
-/// "Search": BM25F with k1 1.2, b 0.75, field weights name 3, brand 2, category 1.5, description 1, scores × 100
+/// The catalog's ranked index (`search/`), built from a small catalog, against an oracle written here from the Search
+/// article (Indexer.docc): BM25F with k1 1.2, b 0.75, field weights name 3, brand 2, category 1.5, description 1, scores × 100
 /// rounded. Words are lowercase-able plain words without plurals or stop words, so analysis is lowercasing and
 /// splitting on spaces.
 final class RankedSearchOracleTests: XCTestCase {
@@ -86,7 +86,7 @@ final class RankedSearchOracleTests: XCTestCase {
         XCTAssertEqual(meta["ranking"]?["b"]?.doubleValue, Self.b)
     }
 
-    /// The README's own claim, on this catalog: a word in the name outranks the same word in the description only.
+    /// The Search article's claim, on this catalog: a word in the name outranks the same word in the description only.
     func testNameOutranksDescription() throws {
         let q = try Query(metaPath: "search/meta.json") { p in [UInt8](Self.tree[p] ?? Data()) }
         let hits = try q.search("grinder", limit: 10, complete: true).results.compactMap { $0.stored["id"]?.stringValue }

@@ -5,7 +5,7 @@ import Schemas
 import TestTools
 
 /// A collection's index.json statistics and facets against Python (its csv module and exact Decimal arithmetic):
-/// count, min, max, exact sum and mean = sum / count rounded half-to-even to 6 places (README "Collections");
+/// count, min, max, exact sum and mean = sum / count rounded half-to-even to 6 places (the Collections article");
 /// facets: enum values in declared order (zeros included), booleans false then true, other values by count then
 /// value, each array element once per item, empty arrays and nulls counted as missing.
 final class CollectionOracleTests: XCTestCase {
@@ -111,7 +111,7 @@ final class CollectionOracleTests: XCTestCase {
     }
 
     /// The collection's ranked index uses the declared search fields and weights: every stored score against BM25F
-    /// computed here (k1 1.2, b 0.75, score × 100 rounded; README "Search"), with name 3 and city 1.5 as declared, and an
+    /// computed here (k1 1.2, b 0.75, score × 100 rounded; the Search article), with name 3 and city 1.5 as declared, and an
     /// array field's elements as its words.
     func testSearchScoresUseTheDeclaredWeights() throws {
         let decl = #"""

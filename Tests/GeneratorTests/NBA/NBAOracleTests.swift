@@ -6,10 +6,10 @@ import TestTools
 
 /// NBA totals figures against values computed outside the code: Python (`math.erfc`, its own CSV reading and
 /// statistics) and Foundation's `erfc` (the C library's, independent of our DetMath). Every model parameter the
-/// oracles use is stated here, from README "NBA totals" — so a changed default fails a test instead of moving the
+/// oracles use is stated here, from the NBA totals article — so a changed default fails a test instead of moving the
 /// code and its check together.
 final class NBAOracleTests: XCTestCase {
-    // README "NBA totals": the documented defaults.
+    // The NBA totals article: the documented defaults.
     static let simulations = 10_000, rho = 0.2, overtimeProbability = 0.06, overtimePoints = 12.0, overtimeSD = 3.0
     static let scoreFloor = 70.0, strongEdge = 8.0, leanEdge = 3.0, kellyFraction = 0.25, kellyCap = 0.05
 
@@ -172,7 +172,7 @@ final class NBAOracleTests: XCTestCase {
         XCTAssertEqual(model.metrics(pOver: 0.75, pUnder: 0.25, overOdds: TotalsModel.decimalOdds(-110), underOdds: TotalsModel.decimalOdds(-110)).kellyOver, 5)
     }
 
-    /// README: "−110 → 1.9091"; verdicts at and just below each edge threshold (8 strong, 3 lean), both sides.
+    /// The NBA totals article: "−110 → 1.9091"; verdicts at and just below each edge threshold (8 strong, 3 lean), both sides.
     func testOddsAndVerdictThresholdsByHand() {
         XCTAssertEqual((TotalsModel.decimalOdds(-110) * 10_000).rounded() / 10_000, 1.9091)
         XCTAssertEqual(TotalsModel.decimalOdds(+150), 2.5)

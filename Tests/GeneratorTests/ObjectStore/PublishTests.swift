@@ -72,7 +72,7 @@ final class PublishTests: XCTestCase {
         return (manifest["version"] as! Int, files, path, files.merging([path: HTTPFetcher.sha256Hex([UInt8](data))], uniquingKeysWith: { a, _ in a }))
     }
 
-    /// Where the store keeps a changed file's new bytes while a publish replaces it (README: `releases/objects/`, the
+    /// Where the store keeps a changed file's new bytes while a publish replaces it (the Object storage article: `releases/objects/`, the
     /// sha256, the path's extension), written out here rather than taken from the code under test.
     static func copyKey(_ path: String, _ sha256: String) -> String {
         let name = path.split(separator: "/").last!

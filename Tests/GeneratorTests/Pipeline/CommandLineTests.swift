@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The command line as a new user meets it: usage errors exit 2 (as README says), help exits 0 and names every input folder.
+/// The command line as a new user meets it: usage errors exit 2 (as the Commands article says), help exits 0 and names every input folder.
 final class CommandLineTests: XCTestCase {
     func testNoCommandIsAUsageErrorWithTheUsageOnStderr() throws {
         let p = Process()
