@@ -12,7 +12,7 @@ import Glibc
 /// file in staging and links unchanged ones), so a link keeps the bytes of its release even after the next build
 /// swaps `dist/` and removes the old tree. A request takes the current snapshot once and answers wholly from it, so
 /// it never sees files of two releases; the folder is removed once no request uses it (`PinnedTrees.reap`).
-public final class Snapshot: @unchecked Sendable {
+public final class PinnedRelease: @unchecked Sendable {
     public let number: Int
     /// The snapshot's own folder (made by the server, inside its private folder).
     public let folder: URL
@@ -72,7 +72,7 @@ public final class Snapshot: @unchecked Sendable {
     /// Pins the tree at `source` (a folder generator built) into the new folder `folder`: links every regular file
     /// reached through real folders, then reads its release (manifest and file index) from the pinned copy. The
     /// caller holds the build lock of `source`, so no build swaps it meanwhile.
-    static func pin(_ source: URL, into folder: URL, number: Int) throws -> Snapshot {
+    static func pin(_ source: URL, into folder: URL, number: Int) throws -> PinnedRelease {
         let sourceReader: TreeReader
         do { sourceReader = try TreeReader(root: source) } catch { throw Failure(description: "\(source.path): \(error)") }
         guard mkdir(folder.path, 0o755) == 0 else {
@@ -91,7 +91,7 @@ public final class Snapshot: @unchecked Sendable {
                 throw Failure(description: "\(source.path) is not a tree built by generator (it has no update-manifest.json); build one with `generator build --out \(source.path)`")
             }
             let manifest = try reader.read("update-manifest.json")
-            return Snapshot(number: number, folder: folder, reader: reader, release: release,
+            return PinnedRelease(number: number, folder: folder, reader: reader, release: release,
                             manifestSha: HTTPFetcher.sha256Hex(manifest), skipped: skipped.sorted())
         } catch {
             try? FileManager.default.removeItem(at: folder)

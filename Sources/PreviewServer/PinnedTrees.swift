@@ -17,7 +17,7 @@ final class PinnedTrees: @unchecked Sendable {
     let dist: URL
     let folder: URL
     private let lock = NSLock()
-    private var snapshot: Snapshot?
+    private var snapshot: PinnedRelease?
     private var count = 0
 
     init(dist: URL) throws {
@@ -35,11 +35,11 @@ final class PinnedTrees: @unchecked Sendable {
                 if errno != EEXIST { break }
             }
         }
-        throw Snapshot.Failure(description: "cannot create a snapshot folder beside \(dist.path) nor in \(FileManager.default.temporaryDirectory.path)")
+        throw PinnedRelease.Failure(description: "cannot create a snapshot folder beside \(dist.path) nor in \(FileManager.default.temporaryDirectory.path)")
     }
 
     /// The snapshot answering requests now (a request takes it once, at its start).
-    var current: Snapshot? {
+    var current: PinnedRelease? {
         lock.lock(); defer { lock.unlock() }
         return snapshot
     }
@@ -48,13 +48,13 @@ final class PinnedTrees: @unchecked Sendable {
     /// build that is writing it), so the tree cannot be swapped halfway; a tree whose folder cannot hold the lock
     /// (read-only) cannot be built over either.
     @discardableResult
-    func pinCurrent(waiting: (Int32?) -> Void = { _ in }) throws -> Snapshot {
+    func pinCurrent(waiting: (Int32?) -> Void = { _ in }) throws -> PinnedRelease {
         let held = try? BuildLock(output: dist, wait: 3600, waiting: waiting)
         defer { held?.release() }
         // Taken under the lock, before linking: a build swapping the tree after this is noticed by the next poll.
         let stamp = InputWatch.treeStamp(dist)
         lock.lock(); count += 1; let number = count; lock.unlock()
-        let pinned = try Snapshot.pin(dist, into: folder.appendingPathComponent("\(number)"), number: number)
+        let pinned = try PinnedRelease.pin(dist, into: folder.appendingPathComponent("\(number)"), number: number)
         lock.lock()
         if let old = snapshot { retired.append((Weak(old), old.folder)) }
         snapshot = pinned
@@ -69,7 +69,7 @@ final class PinnedTrees: @unchecked Sendable {
 
     /// Snapshots replaced by a newer one, held weakly: requests still answering from one keep it alive.
     private var retired: [(snapshot: Weak, folder: URL)] = []
-    private final class Weak { weak var value: Snapshot?; init(_ v: Snapshot) { value = v } }
+    private final class Weak { weak var value: PinnedRelease?; init(_ v: PinnedRelease) { value = v } }
 
     /// Removes the folders of replaced snapshots that no request uses any more (the built files stay wherever a tree
     /// still has them: these are links).

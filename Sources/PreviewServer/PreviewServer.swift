@@ -9,7 +9,7 @@ import Glibc
 /// `generator serve`: a local preview of a built tree over HTTP (FlyingFox), answered as GitHub Pages would, and with
 /// `watch` a rebuild whenever the input changes.
 ///
-/// Requests are answered from pinned snapshots (`Snapshot`), never from `dist/` itself: a build swaps `dist/` and
+/// Requests are answered from pinned snapshots (`PinnedRelease`), never from `dist/` itself: a build swaps `dist/` and
 /// removes the old tree while requests may be in flight, so a server reading `dist/` per request could mix two
 /// releases or find files gone. A new snapshot is pinned after each build (ours with `watch`, or anyone's: the
 /// tree's folder is polled) and replaces the served one at once; the old one stays until its last request is done.
@@ -222,7 +222,7 @@ public final class PreviewServer: @unchecked Sendable {
         report(.info("\(pid.map { "another build (pid \($0))" } ?? "another build") is writing \(options.dist.path); waiting for it"))
     }
 
-    private func tellSkipped(_ snapshot: Snapshot) {
+    private func tellSkipped(_ snapshot: PinnedRelease) {
         guard !snapshot.skipped.isEmpty else { return }
         let shown = snapshot.skipped.prefix(5).joined(separator: ", ") + (snapshot.skipped.count > 5 ? ", …" : "")
         report(.error("warning: \(snapshot.skipped.count) entries of \(options.dist.path) are not regular files or folders and are never served (\(TreeReader.terminalSafe(shown)))"))

@@ -22,7 +22,7 @@ public enum TreeResponder {
     static let allowed = "GET, HEAD"
 
     /// `header(name)`: the request's header value (names case-insensitive), nil when absent.
-    public static func reply(method: String, target: String, header: (String) -> String?, snapshot: Snapshot) -> Reply {
+    public static func reply(method: String, target: String, header: (String) -> String?, snapshot: PinnedRelease) -> Reply {
         let isHead = method == "HEAD"
         guard method == "GET" || isHead else {
             var r = text(405, "Method Not Allowed", "405 Method Not Allowed: only GET and HEAD are served\n", snapshot)
@@ -44,7 +44,7 @@ public enum TreeResponder {
     }
 
     /// The 200 (or 304) for a file of the snapshot; nil when it has no such regular file.
-    static func file(_ path: String, header: (String) -> String?, snapshot: Snapshot) -> Reply? {
+    static func file(_ path: String, header: (String) -> String?, snapshot: PinnedRelease) -> Reply? {
         guard let bytes = try? snapshot.reader.read(path) else { return nil }
         let sha = snapshot.sha256(of: path, bytes: bytes)
         var reply = representation(bytes, path: path, status: 200, reason: "OK", header: header, snapshot: snapshot, etag: sha)
@@ -60,7 +60,7 @@ public enum TreeResponder {
 
     /// A path that names no file: a folder with an `index.html` is redirected to its `/` form (as Pages does); a
     /// name without extension is tried as `name.html`; anything else is the 404 page.
-    static func missing(_ path: String, target: String, header: (String) -> String?, snapshot: Snapshot) -> Reply {
+    static func missing(_ path: String, target: String, header: (String) -> String?, snapshot: PinnedRelease) -> Reply {
         if case .notAFile? = problem(path, snapshot), (try? snapshot.reader.read(path + "/index.html")) != nil {
             var location = RequestTarget.urlPath(path, folder: true)
             if let q = target.firstIndex(of: "?") { location += target[q...].prefix { $0 != "#" } }
@@ -73,18 +73,18 @@ public enum TreeResponder {
         return notFound(header: header, snapshot: snapshot)
     }
 
-    static func problem(_ path: String, _ snapshot: Snapshot) -> TreeProblem.Kind? {
+    static func problem(_ path: String, _ snapshot: PinnedRelease) -> TreeProblem.Kind? {
         do { _ = try snapshot.reader.read(path); return nil } catch let p as TreeProblem { return p.kind } catch { return .unreadable }
     }
 
-    static func notFound(header: (String) -> String?, snapshot: Snapshot) -> Reply {
+    static func notFound(header: (String) -> String?, snapshot: PinnedRelease) -> Reply {
         guard let page = snapshot.notFoundPage else { return text(404, "Not Found", "404 Not Found\n", snapshot) }
         return representation(page, path: "404.html", status: 404, reason: "Not Found", header: header, snapshot: snapshot, etag: nil)
     }
 
     /// Headers and body for `bytes`, gzip when the client takes it and it is smaller.
     static func representation(_ bytes: [UInt8], path: String, status: Int, reason: String, header: (String) -> String?,
-                               snapshot: Snapshot, etag: String?) -> Reply {
+                               snapshot: PinnedRelease, etag: String?) -> Reply {
         let type = ContentTypes.entry(for: path)
         var body = bytes
         var headers: [(String, String)] = [("Content-Type", type.type)]
@@ -103,7 +103,7 @@ public enum TreeResponder {
         return Reply(status: status, reason: reason, headers: headers, body: body)
     }
 
-    static func text(_ status: Int, _ reason: String, _ message: String, _ snapshot: Snapshot) -> Reply {
+    static func text(_ status: Int, _ reason: String, _ message: String, _ snapshot: PinnedRelease) -> Reply {
         let body = Array(message.utf8)
         return Reply(status: status, reason: reason,
                      headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-cache"),

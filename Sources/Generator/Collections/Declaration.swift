@@ -230,35 +230,35 @@ public struct CollectionDeclaration: Sendable {
 
     /// The schema of a declaration file. The build checks each declaration against it before reading it, so an
     /// error names the exact location.
-    public static let schema: JSON = S.object([
-            "$schema": S.optional(S.string),
-            "title": S.optional(S.nonEmptyString),
-            "sources": S.array(S.nonEmptyString, minItems: 1),
-            "id": S.nonEmptyString,
-            "keyStyle": S.optional(S.enumeration(["snake_case", "camelCase"])),
-            "fields": .obj(["type": "object", "minProperties": 1, "additionalProperties": S.object([
-                "type": S.enumeration(FieldType.allCases.map(\.rawValue)),
-                "from": S.optional(S.nonEmptyString),
-                "required": S.optional(S.boolean),
-                "nullable": S.optional(S.boolean),
-                "values": S.optional(S.array(S.string, minItems: 1)),
-                "timeZone": S.optional(S.nonEmptyString),
-                "separator": S.optional(S.nonEmptyString),
-                "minimum": S.optional(S.number),
-                "maximum": S.optional(S.number),
+    public static let schema: JSON = Schema.object([
+            "$schema": Schema.optional(Schema.string),
+            "title": Schema.optional(Schema.nonEmptyString),
+            "sources": Schema.array(Schema.nonEmptyString, minItems: 1),
+            "id": Schema.nonEmptyString,
+            "keyStyle": Schema.optional(Schema.enumeration(["snake_case", "camelCase"])),
+            "fields": .obj(["type": "object", "minProperties": 1, "additionalProperties": Schema.object([
+                "type": Schema.enumeration(FieldType.allCases.map(\.rawValue)),
+                "from": Schema.optional(Schema.nonEmptyString),
+                "required": Schema.optional(Schema.boolean),
+                "nullable": Schema.optional(Schema.boolean),
+                "values": Schema.optional(Schema.array(Schema.string, minItems: 1)),
+                "timeZone": Schema.optional(Schema.nonEmptyString),
+                "separator": Schema.optional(Schema.nonEmptyString),
+                "minimum": Schema.optional(Schema.number),
+                "maximum": Schema.optional(Schema.number),
             ])]),
-            "list": S.optional(S.object([
-                "itemsKey": S.optional(S.nonEmptyString), "totalKey": S.optional(S.nonEmptyString),
-                "pageKey": S.optional(S.nonEmptyString), "perPageKey": S.optional(S.nonEmptyString),
-                "totalPagesKey": S.optional(S.nonEmptyString), "pageSize": S.optional(S.integer(min: 1, max: 10_000)),
-                "fields": S.optional(S.array(S.nonEmptyString)),
+            "list": Schema.optional(Schema.object([
+                "itemsKey": Schema.optional(Schema.nonEmptyString), "totalKey": Schema.optional(Schema.nonEmptyString),
+                "pageKey": Schema.optional(Schema.nonEmptyString), "perPageKey": Schema.optional(Schema.nonEmptyString),
+                "totalPagesKey": Schema.optional(Schema.nonEmptyString), "pageSize": Schema.optional(Schema.integer(min: 1, max: 10_000)),
+                "fields": Schema.optional(Schema.array(Schema.nonEmptyString)),
             ])),
-            "sort": S.optional(S.array(S.object(["field": S.nonEmptyString, "order": S.optional(S.enumeration(["asc", "desc"]))]))),
-            "search": S.optional(S.map(.obj(["type": "number", "exclusiveMinimum": 0]))),
-            "facets": S.optional(S.array(S.nonEmptyString)),
-            "types": S.optional(S.object(["item": S.optional(S.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
-                                          "page": S.optional(S.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
-                                          "index": S.optional(S.string(pattern: "^[A-Z][A-Za-z0-9]*$"))])),
+            "sort": Schema.optional(Schema.array(Schema.object(["field": Schema.nonEmptyString, "order": Schema.optional(Schema.enumeration(["asc", "desc"]))]))),
+            "search": Schema.optional(Schema.map(.obj(["type": "number", "exclusiveMinimum": 0]))),
+            "facets": Schema.optional(Schema.array(Schema.nonEmptyString)),
+            "types": Schema.optional(Schema.object(["item": Schema.optional(Schema.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
+                                          "page": Schema.optional(Schema.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
+                                          "index": Schema.optional(Schema.string(pattern: "^[A-Z][A-Za-z0-9]*$"))])),
         ])
 }
 

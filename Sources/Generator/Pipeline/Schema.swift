@@ -1,9 +1,9 @@
 import Schemas
 
 /// Small helpers to declare output schemas next to their emitters, readably.
-/// `S.object([...])` makes every listed property required unless wrapped in `S.optional`,
+/// `Schema.object([...])` makes every listed property required unless wrapped in `Schema.optional`,
 /// and forbids unknown properties: our own objects are closed.
-public enum S {
+public enum Schema {
     public static let string: JSON = ["type": "string"]
     public static let nonEmptyString: JSON = ["type": "string", "minLength": 1]
     public static let boolean: JSON = ["type": "boolean"]
@@ -41,10 +41,10 @@ public enum S {
     /// An object used as a map: any key, values of one schema.
     public static func map(_ values: JSON) -> JSON { ["type": "object", "additionalProperties": values] }
 
-    /// Marks a property as optional inside `S.object`.
+    /// Marks a property as optional inside `Schema.object`.
     public static func optional(_ s: JSON) -> JSON { ["$optional": s] }
 
-    /// A closed object: listed properties, required unless marked with `S.optional`.
+    /// A closed object: listed properties, required unless marked with `Schema.optional`.
     public static func object(_ props: KeyValuePairs<String, JSON>, additional: Bool = false) -> JSON {
         object(props.map { ($0.key, $0.value) }, additional: additional)
     }

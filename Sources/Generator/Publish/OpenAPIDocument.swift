@@ -14,15 +14,15 @@ public enum OpenAPIDocument {
     public static let kind = OutputKind(
         name: "openapi", pathTemplate: "openapi.json",
         summary: "OpenAPI 3.1 description of every path of the tree, each response schema a copy of its published JSON Schema under components/schemas.",
-        schema: S.object([
-            "openapi": S.string(pattern: #"^3\.1\.\d+$"#),
-            "info": S.object(["title": S.nonEmptyString, "version": S.nonEmptyString, "description": S.string]),
-            "servers": S.array(S.object(["url": S.url]), minItems: 1),
-            "components": S.object(["schemas": .obj(["type": "object", "minProperties": 1,
-                                                     "propertyNames": S.string(pattern: #"^[A-Za-z0-9._-]+$"#),
+        schema: Schema.object([
+            "openapi": Schema.string(pattern: #"^3\.1\.\d+$"#),
+            "info": Schema.object(["title": Schema.nonEmptyString, "version": Schema.nonEmptyString, "description": Schema.string]),
+            "servers": Schema.array(Schema.object(["url": Schema.url]), minItems: 1),
+            "components": Schema.object(["schemas": .obj(["type": "object", "minProperties": 1,
+                                                     "propertyNames": Schema.string(pattern: #"^[A-Za-z0-9._-]+$"#),
                                                      "additionalProperties": .obj(["type": "object"])])]),
             "paths": .obj(["type": "object", "minProperties": 1,
-                           "propertyNames": S.string(pattern: "^/"),
+                           "propertyNames": Schema.string(pattern: "^/"),
                            "additionalProperties": .obj(["type": "object", "required": ["get"]])]),
         ]))
 

@@ -24,7 +24,7 @@ public enum SchemaChanges {
         case .string(let t)?: return [t]
         case .array(let a)?: return Set(a.compactMap(\.stringValue))
         default:
-            // S.nullable: anyOf [X, {"type":"null"}]
+            // Schema.nullable: anyOf [X, {"type":"null"}]
             if let any = s["anyOf"]?.arrayValue {
                 var all = Set<String>()
                 for a in any { guard let t = types(a) else { return nil }; all.formUnion(t) }

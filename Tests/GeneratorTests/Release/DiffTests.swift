@@ -4,37 +4,37 @@ import Foundation
 import Schemas
 
 final class SchemaChangeRuleTests: XCTestCase {
-    let base: JSON = S.object(["id": S.string, "price": S.number, "status": S.enumeration(["a", "b"]), "note": S.optional(S.string)])
+    let base: JSON = Schema.object(["id": Schema.string, "price": Schema.number, "status": Schema.enumeration(["a", "b"]), "note": Schema.optional(Schema.string)])
 
     func classify(_ new: JSON) -> [SchemaChange] { SchemaChanges.compare(kind: "k", old: base, new: new) }
 
     func testAddedOptionalFieldIsCompatible() {
-        let c = classify(S.object(["id": S.string, "price": S.number, "status": S.enumeration(["a", "b"]), "note": S.optional(S.string), "extra": S.optional(S.integer)]))
+        let c = classify(Schema.object(["id": Schema.string, "price": Schema.number, "status": Schema.enumeration(["a", "b"]), "note": Schema.optional(Schema.string), "extra": Schema.optional(Schema.integer)]))
         XCTAssertEqual(c.map(\.rule), ["optional property added"])
         XCTAssertFalse(c[0].breaking)
     }
     func testRemovedRequiredFieldIsBreaking() {
-        let c = classify(S.object(["id": S.string, "status": S.enumeration(["a", "b"]), "note": S.optional(S.string)]))
+        let c = classify(Schema.object(["id": Schema.string, "status": Schema.enumeration(["a", "b"]), "note": Schema.optional(Schema.string)]))
         XCTAssertEqual(c.map(\.rule), ["required property removed"])
         XCTAssertTrue(c[0].breaking)
     }
     func testRenamedFieldIsBreaking() {
-        let c = classify(S.object(["id": S.string, "cost": S.number, "status": S.enumeration(["a", "b"]), "note": S.optional(S.string)]))
+        let c = classify(Schema.object(["id": Schema.string, "cost": Schema.number, "status": Schema.enumeration(["a", "b"]), "note": Schema.optional(Schema.string)]))
         XCTAssertTrue(c.contains { $0.rule == "required property removed" && $0.breaking })
     }
     func testChangedTypeIsBreaking() {
-        let c = classify(S.object(["id": S.string, "price": S.string, "status": S.enumeration(["a", "b"]), "note": S.optional(S.string)]))
+        let c = classify(Schema.object(["id": Schema.string, "price": Schema.string, "status": Schema.enumeration(["a", "b"]), "note": Schema.optional(Schema.string)]))
         XCTAssertEqual(c.count, 1)
         XCTAssertTrue(c[0].breaking)
         XCTAssertTrue(c[0].rule.hasPrefix("type changed"))
     }
     func testNarrowedTypeIsBreaking() {
-        let old = S.object(["v": S.nullable(S.number)]), new = S.object(["v": S.number])
+        let old = Schema.object(["v": Schema.nullable(Schema.number)]), new = Schema.object(["v": Schema.number])
         let c = SchemaChanges.compare(kind: "k", old: old, new: new)
         XCTAssertTrue(c.contains { $0.rule.hasPrefix("type narrowed") && $0.breaking })
     }
     func testEnumValueRemovedIsBreakingAddedIsNot() {
-        let c = classify(S.object(["id": S.string, "price": S.number, "status": S.enumeration(["a", "c"]), "note": S.optional(S.string)]))
+        let c = classify(Schema.object(["id": Schema.string, "price": Schema.number, "status": Schema.enumeration(["a", "c"]), "note": Schema.optional(Schema.string)]))
         XCTAssertTrue(c.contains { $0.rule == #"enum value "b" removed"# && $0.breaking })
         XCTAssertTrue(c.contains { $0.rule == #"enum value "c" added"# && !$0.breaking })
     }

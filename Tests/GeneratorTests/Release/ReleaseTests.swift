@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import Generator
 import Schemas
+import TreeClient
 import TestTools
 
 /// Release 1 from the real corpus, then 10 price changes, 3 removals, 2 additions → release 2.
@@ -95,18 +96,25 @@ final class ReleaseTests: XCTestCase {
         XCTAssertEqual(patchesJudge.terminationStatus, 0, text)
         XCTAssertTrue(text.contains("\(patched) passed, 0 failed"), text)
 
-        // The app-side planner turns release 1's files into release 2's, verified.
+        // What an app does (TreeClient): release 1's files, unchanged ones kept, changed ones patched with the delta
+        // (TreePatch), the rest downloaded, give release 2's files exactly.
         let manifest = try JSONReader.parse(v2["update-manifest.json"]!)
         let index = try JSONReader.parse(v2[manifest["fileIndex"]!["path"]!.stringValue!]!)
         let idx1 = try JSONReader.parse(v1["releases/1/files.json"]!)
-        var current: [String: (sha256: String, size: Int)] = [:]
-        for f in idx1["files"]!.arrayValue! { current[f["path"]!.stringValue!] = (f["sha256"]!.stringValue!, f["size"]!.intValue!) }
-        let plan = try UpdatePlanner.plan(currentVersion: 1, current: current, manifest: manifest, newIndex: index, delta: deltaJSON)
-        XCTAssertTrue(plan.steps.contains { if case .patch = $0 { return true }; return false })
-        let have = Dictionary(uniqueKeysWithValues: v1.filter { current[$0.key] != nil }.map { ($0.key, [UInt8]($0.value)) })
-        let updated = try UpdatePlanner.apply(plan, files: have) { [UInt8](v2[$0]!) }
-        for f in index["files"]!.arrayValue! { let p = f["path"]!.stringValue!; XCTAssertEqual(updated[p].map { Data($0) }, v2[p], p) }
-        XCTAssertThrowsError(try UpdatePlanner.plan(currentVersion: 3, current: current, manifest: manifest, newIndex: index, delta: nil))
+        var had: [String: String] = [:]
+        for f in idx1["files"]!.arrayValue! { had[f["path"]!.stringValue!] = f["sha256"]!.stringValue! }
+        let appPatches = try TreeJSON.parse([UInt8](v2["releases/2/delta-from-1.json"]!))["changed"]?.array ?? []
+        var byPatch = 0, kept = 0
+        for f in index["files"]!.arrayValue! {
+            let path = f["path"]!.stringValue!, sha = f["sha256"]!.stringValue!
+            if had[path] == sha { XCTAssertEqual(v1[path], v2[path], path); kept += 1; continue }
+            guard let c = appPatches.first(where: { $0["path"]?.string == path }), let patch = c["patch"] else { continue }
+            let result = try TreePatch.apply(patch, to: TreeJSON.parse([UInt8](v1[path]!)))
+            XCTAssertEqual(Data(result.bytes), v2[path], path)
+            byPatch += 1
+        }
+        XCTAssertGreaterThan(byPatch, 10)
+        XCTAssertGreaterThan(kept, 4000)
 
         // A third build with no input change creates no version and writes nothing.
         let r3 = try Build.run(BuildOptions(input: input2, output: out, threads: 2, epochSeconds: 1_700_200_000))

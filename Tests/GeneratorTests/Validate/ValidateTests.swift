@@ -129,7 +129,7 @@ final class ValidateTests: XCTestCase {
         struct Broken: Domain {
             var name: String { "broken" }
             static let kind = OutputKind(name: "thing", pathTemplate: "things/{id}.json", summary: "x",
-                                         schema: S.object(["count": S.nonNegativeInteger]))
+                                         schema: Schema.object(["count": Schema.nonNegativeInteger]))
             func isPresent(in context: BuildContext) -> Bool { true }
             func build(_ context: BuildContext) throws -> DomainResult {
                 DomainResult(files: [OutputFile(path: "things/a.json", json: ["count": 1], kind: Self.kind),

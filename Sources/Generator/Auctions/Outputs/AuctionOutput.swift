@@ -14,13 +14,13 @@ enum AuctionOutputs {
     /// The design document's PropertyResponse (camelCase), plus `grade` and `acreageSource`.
     /// Unknown numbers are 0 where the app's model requires a number: pricePerAcre without a positive acreage,
     /// assessedValue when none is known (then assessedValueRatio is 1.0, as the score takes it).
-    static let propertySchema = S.object([
-        "parcelId": S.nonEmptyString, "amount": S.nonNegativeNumber, "acreage": S.nonNegativeNumber,
-        "pricePerAcre": S.nonNegativeNumber, "waterScore": S.nonNegativeNumber, "investmentScore": S.number(min: 0, max: 100),
-        "estimatedAllInCost": S.nonNegativeNumber, "assessedValue": S.nonNegativeNumber, "assessedValueRatio": S.nonNegativeNumber,
-        "description": S.nullable(S.string), "county": S.string, "ownerName": S.nullable(S.string), "yearSold": S.nullable(S.string),
-        "rank": S.integer(min: 1), "createdAt": S.dateTime, "updatedAt": S.dateTime,
-        "grade": S.enumeration(["A", "B", "C", "D", "F"]), "acreageSource": S.string,
+    static let propertySchema = Schema.object([
+        "parcelId": Schema.nonEmptyString, "amount": Schema.nonNegativeNumber, "acreage": Schema.nonNegativeNumber,
+        "pricePerAcre": Schema.nonNegativeNumber, "waterScore": Schema.nonNegativeNumber, "investmentScore": Schema.number(min: 0, max: 100),
+        "estimatedAllInCost": Schema.nonNegativeNumber, "assessedValue": Schema.nonNegativeNumber, "assessedValueRatio": Schema.nonNegativeNumber,
+        "description": Schema.nullable(Schema.string), "county": Schema.string, "ownerName": Schema.nullable(Schema.string), "yearSold": Schema.nullable(Schema.string),
+        "rank": Schema.integer(min: 1), "createdAt": Schema.dateTime, "updatedAt": Schema.dateTime,
+        "grade": Schema.enumeration(["A", "B", "C", "D", "F"]), "acreageSource": Schema.string,
     ])
 
     static func json(_ p: Parcel, _ m: AuctionsDomain.Model) -> JSON {

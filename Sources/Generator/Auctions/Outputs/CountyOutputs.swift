@@ -7,14 +7,14 @@ import Schemas
 struct CountyOutputs: AuctionOutput {
     static let county = OutputKind(name: "auction-county", pathTemplate: "auctions/counties/{county}.json",
                                    summary: "One county's parcels in rank order (PropertyResponse array).",
-                                   schema: S.array(AuctionOutputs.propertySchema))
+                                   schema: Schema.array(AuctionOutputs.propertySchema))
     static let index = OutputKind(name: "auction-county-index", pathTemplate: "auctions/county-index.json",
                                   summary: "Per-county statistics of the auction parcels.",
-                                  schema: S.object(["counties": S.array(S.object([
-                                      "county": S.nonEmptyString, "slug": S.nonEmptyString, "path": S.relativePath,
-                                      "parcels": S.integer(min: 1), "totalBid": S.nonNegativeNumber,
-                                      "medianPricePerAcre": S.nullable(S.nonNegativeNumber), "meanScore": S.number(min: 0, max: 100),
-                                      "parcelsWithWater": S.nonNegativeInteger,
+                                  schema: Schema.object(["counties": Schema.array(Schema.object([
+                                      "county": Schema.nonEmptyString, "slug": Schema.nonEmptyString, "path": Schema.relativePath,
+                                      "parcels": Schema.integer(min: 1), "totalBid": Schema.nonNegativeNumber,
+                                      "medianPricePerAcre": Schema.nullable(Schema.nonNegativeNumber), "meanScore": Schema.number(min: 0, max: 100),
+                                      "parcelsWithWater": Schema.nonNegativeInteger,
                                   ]))]))
     var kinds: [OutputKind] { [Self.county, Self.index] }
 

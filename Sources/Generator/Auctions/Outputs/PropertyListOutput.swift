@@ -6,11 +6,11 @@ import Schemas
 struct PropertyListOutput: AuctionOutput {
     static let list = OutputKind(name: "auction-properties", pathTemplate: "auctions/properties.json",
                                  summary: "Every auction parcel, scored, in rank order (PropertyResponse array).",
-                                 schema: S.array(AuctionOutputs.propertySchema))
+                                 schema: Schema.array(AuctionOutputs.propertySchema))
     static let page = OutputKind(name: "auction-page", pathTemplate: "auctions/pages/page-{n}.json",
                                  summary: "A page of the ranked parcel list.",
-                                 schema: S.object(["properties": S.array(AuctionOutputs.propertySchema), "total": S.nonNegativeInteger,
-                                                   "page": S.integer(min: 1), "perPage": S.integer(min: 1), "totalPages": S.integer(min: 1)]))
+                                 schema: Schema.object(["properties": Schema.array(AuctionOutputs.propertySchema), "total": Schema.nonNegativeInteger,
+                                                   "page": Schema.integer(min: 1), "perPage": Schema.integer(min: 1), "totalPages": Schema.integer(min: 1)]))
     var kinds: [OutputKind] { [Self.list, Self.page] }
 
     func render(_ m: AuctionsDomain.Model, _ context: BuildContext) throws -> [OutputFile] {

@@ -18,24 +18,24 @@ struct AppConfigOutput: CatalogOutput {
     static func kind(seedIndexes: Bool) -> OutputKind { OutputKind(
         name: "app-config", pathTemplate: "app-config.json",
         summary: "App configuration: versions, base URL, endpoint templates, features, cache TTLs, image sizes.",
-        schema: S.object([
-            "appVersion": S.string(pattern: #"^\d+(\.\d+){0,2}$"#),
-            "minimumAppVersion": S.string(pattern: #"^\d+(\.\d+){0,2}$"#),
-            "dataVersion": S.nonEmptyString,
-            "lastUpdated": S.dateTime,
-            "baseURL": S.string(pattern: #"^https?://[^\s]+/$"#),
-            "endpoints": S.object(endpointNames(seedIndexes: seedIndexes).map { ($0, S.url) }),
-            "features": S.object(["search": S.boolean, "favorites": S.boolean, "offlineMode": S.boolean,
-                                  "categories": S.boolean, "productDetails": S.boolean]),
-            "caching": S.object([
-                "strategy": S.string,
-                "ttl": S.object(["appConfig": S.nonNegativeInteger, "summary": S.nonNegativeInteger,
-                                 "searchIndex": S.nonNegativeInteger, "categories": S.nonNegativeInteger,
-                                 "products": S.nonNegativeInteger, "images": S.nonNegativeInteger]),
+        schema: Schema.object([
+            "appVersion": Schema.string(pattern: #"^\d+(\.\d+){0,2}$"#),
+            "minimumAppVersion": Schema.string(pattern: #"^\d+(\.\d+){0,2}$"#),
+            "dataVersion": Schema.nonEmptyString,
+            "lastUpdated": Schema.dateTime,
+            "baseURL": Schema.string(pattern: #"^https?://[^\s]+/$"#),
+            "endpoints": Schema.object(endpointNames(seedIndexes: seedIndexes).map { ($0, Schema.url) }),
+            "features": Schema.object(["search": Schema.boolean, "favorites": Schema.boolean, "offlineMode": Schema.boolean,
+                                  "categories": Schema.boolean, "productDetails": Schema.boolean]),
+            "caching": Schema.object([
+                "strategy": Schema.string,
+                "ttl": Schema.object(["appConfig": Schema.nonNegativeInteger, "summary": Schema.nonNegativeInteger,
+                                 "searchIndex": Schema.nonNegativeInteger, "categories": Schema.nonNegativeInteger,
+                                 "products": Schema.nonNegativeInteger, "images": Schema.nonNegativeInteger]),
             ]),
-            "images": S.object([
-                "sizes": S.object(["thumbnail": S.string, "small": S.string, "medium": S.string, "large": S.string]),
-                "defaultSize": S.enumeration(["thumbnail", "small", "medium", "large"]),
+            "images": Schema.object([
+                "sizes": Schema.object(["thumbnail": Schema.string, "small": Schema.string, "medium": Schema.string, "large": Schema.string]),
+                "defaultSize": Schema.enumeration(["thumbnail", "small", "medium", "large"]),
             ]),
         ])) }
     var kinds: [OutputKind] { [Self.kind] }

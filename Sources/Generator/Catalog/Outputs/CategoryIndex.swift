@@ -6,13 +6,13 @@ struct CategoryIndexOutput: CatalogOutput {
     static let kind = OutputKind(
         name: "category-index", pathTemplate: "categories/index.json",
         summary: "All categories (the document's Category: id, name, product_count) with parent, children and depth.",
-        schema: S.object([
-            "totalCategories": S.nonNegativeInteger,
-            "categories": S.array(S.object([
-                "id": S.relativePath, "name": S.string, "product_count": S.nonNegativeInteger,
-                "direct_product_count": S.nonNegativeInteger, "parent": S.nullable(S.relativePath),
-                "children": S.array(S.relativePath), "depth": S.nonNegativeInteger, "path": S.relativePath,
-                "total_pages": S.integer(min: 1),
+        schema: Schema.object([
+            "totalCategories": Schema.nonNegativeInteger,
+            "categories": Schema.array(Schema.object([
+                "id": Schema.relativePath, "name": Schema.string, "product_count": Schema.nonNegativeInteger,
+                "direct_product_count": Schema.nonNegativeInteger, "parent": Schema.nullable(Schema.relativePath),
+                "children": Schema.array(Schema.relativePath), "depth": Schema.nonNegativeInteger, "path": Schema.relativePath,
+                "total_pages": Schema.integer(min: 1),
             ])),
         ]))
     var kinds: [OutputKind] { [Self.kind] }

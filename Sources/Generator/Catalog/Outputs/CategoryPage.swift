@@ -4,18 +4,18 @@ import Schemas
 /// the products of a category's subtree, each in the document's snake_case Product shape.
 /// No build timestamp, so unchanged data gives unchanged pages.
 struct CategoryPageOutput: CatalogOutput {
-    static let product = S.object([
-        "product_id": S.nonEmptyString, "name": S.string, "brand": S.nullable(S.string),
-        "price": S.nonNegativeNumber, "rating": S.nullable(S.number(min: 0, max: 5)), "review_count": S.nonNegativeInteger,
-        "category": S.string, "image_url": S.nullable(S.string), "in_stock": S.boolean,
+    static let product = Schema.object([
+        "product_id": Schema.nonEmptyString, "name": Schema.string, "brand": Schema.nullable(Schema.string),
+        "price": Schema.nonNegativeNumber, "rating": Schema.nullable(Schema.number(min: 0, max: 5)), "review_count": Schema.nonNegativeInteger,
+        "category": Schema.string, "image_url": Schema.nullable(Schema.string), "in_stock": Schema.boolean,
     ])
     static let kind = OutputKind(
         name: "category-page", pathTemplate: "categories/{categoryId}.json",
         summary: "One category (the document's CategoryResponse): name, exact total and its products; page 1 of a paginated category.",
-        schema: S.object([
-            "category_id": S.relativePath, "category_name": S.string, "total_products": S.nonNegativeInteger,
-            "page": S.integer(min: 1), "per_page": S.nonNegativeInteger, "total_pages": S.integer(min: 1),
-            "next_page": S.nullable(S.relativePath), "products": S.array(product),
+        schema: Schema.object([
+            "category_id": Schema.relativePath, "category_name": Schema.string, "total_products": Schema.nonNegativeInteger,
+            "page": Schema.integer(min: 1), "per_page": Schema.nonNegativeInteger, "total_pages": Schema.integer(min: 1),
+            "next_page": Schema.nullable(Schema.relativePath), "products": Schema.array(product),
         ]), sizeSetting: SizeSetting("pageSize (products per category page)"))
     var kinds: [OutputKind] { [Self.kind] }
 

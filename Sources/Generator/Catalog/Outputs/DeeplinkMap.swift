@@ -3,14 +3,14 @@ import Schemas
 
 /// `deeplink-map.json`: the app's URL scheme, its route patterns and the matching web links.
 struct DeeplinkMapOutput: CatalogOutput {
-    static let route = S.object([
-        "name": S.string, "pattern": S.string, "webURL": S.url, "example": S.string, "exampleWebURL": S.url,
+    static let route = Schema.object([
+        "name": Schema.string, "pattern": Schema.string, "webURL": Schema.url, "example": Schema.string, "exampleWebURL": Schema.url,
     ])
     static let kind = OutputKind(
         name: "deeplink-map", pathTemplate: "deeplink-map.json",
         summary: "Deep-link URL scheme and route patterns, with percent-encoded web links.",
-        schema: S.object(["scheme": S.string(pattern: "^[a-z][a-z0-9+.-]*$"), "routes": S.array(route),
-                          "brands": S.array(S.object(["name": S.string, "slug": S.string(pattern: "^[a-z0-9-]+$"), "link": S.string]))]))
+        schema: Schema.object(["scheme": Schema.string(pattern: "^[a-z][a-z0-9+.-]*$"), "routes": Schema.array(route),
+                          "brands": Schema.array(Schema.object(["name": Schema.string, "slug": Schema.string(pattern: "^[a-z0-9-]+$"), "link": Schema.string]))]))
     var kinds: [OutputKind] { [Self.kind] }
 
     /// RFC 3986 unreserved characters stay; everything else is percent-encoded.

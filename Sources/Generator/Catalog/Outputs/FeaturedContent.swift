@@ -5,11 +5,11 @@ struct FeaturedContentOutput: CatalogOutput {
     static let kind = OutputKind(
         name: "featured-content", pathTemplate: "featured-content.json",
         summary: "Curated home-screen content; every category and product it names exists.",
-        schema: S.object([
-            "sections": S.array(S.object(["id": S.nonEmptyString, "title": S.string, "subtitle": S.string, "type": S.string,
-                                          "displayStyle": S.string, "categoryId": S.nullable(S.string), "productIds": S.array(S.string)])),
-            "banners": S.array(S.object(["id": S.nonEmptyString, "title": S.string, "message": S.string, "categoryId": S.nullable(S.string)])),
-            "quickLinks": S.array(S.object(["title": S.string, "categoryId": S.string, "color": S.string(pattern: "^#[0-9A-Fa-f]{6}$")])),
+        schema: Schema.object([
+            "sections": Schema.array(Schema.object(["id": Schema.nonEmptyString, "title": Schema.string, "subtitle": Schema.string, "type": Schema.string,
+                                          "displayStyle": Schema.string, "categoryId": Schema.nullable(Schema.string), "productIds": Schema.array(Schema.string)])),
+            "banners": Schema.array(Schema.object(["id": Schema.nonEmptyString, "title": Schema.string, "message": Schema.string, "categoryId": Schema.nullable(Schema.string)])),
+            "quickLinks": Schema.array(Schema.object(["title": Schema.string, "categoryId": Schema.string, "color": Schema.string(pattern: "^#[0-9A-Fa-f]{6}$")])),
         ]))
     var kinds: [OutputKind] { [Self.kind] }
 

@@ -8,11 +8,11 @@ struct OfflineCatalogOutput: CatalogOutput {
     static let kind = OutputKind(
         name: "offline-catalog", pathTemplate: "offline-catalog.json",
         summary: "Minimal catalog for offline mode: top products per category by Bayesian rating, within a byte budget.",
-        schema: S.object([
-            "budgetBytes": S.integer(min: 1), "productsPerCategory": S.nonNegativeInteger, "ranking": S.string,
-            "categories": S.array(S.object(["id": S.relativePath, "name": S.string, "productIds": S.array(S.string)])),
-            "products": S.map(S.object(["name": S.string, "brand": S.string, "price": S.nonNegativeNumber,
-                                        "rating": S.nullable(S.number(min: 0, max: 5)), "reviewCount": S.nonNegativeInteger])),
+        schema: Schema.object([
+            "budgetBytes": Schema.integer(min: 1), "productsPerCategory": Schema.nonNegativeInteger, "ranking": Schema.string,
+            "categories": Schema.array(Schema.object(["id": Schema.relativePath, "name": Schema.string, "productIds": Schema.array(Schema.string)])),
+            "products": Schema.map(Schema.object(["name": Schema.string, "brand": Schema.string, "price": Schema.nonNegativeNumber,
+                                        "rating": Schema.nullable(Schema.number(min: 0, max: 5)), "reviewCount": Schema.nonNegativeInteger])),
         ]))
     var kinds: [OutputKind] { [Self.kind] }
 

@@ -5,16 +5,16 @@ struct ProductDetailsOutput: CatalogOutput {
     static let kind = OutputKind(
         name: "product-details", pathTemplate: "products/{productId}/details.json",
         summary: "Full product detail (the document's ProductDetail): brand, pricing, rating, media, specifications.",
-        schema: S.object([
-            "productId": S.nonEmptyString, "title": S.string, "description": S.string,
-            "brand": S.object(["name": S.string, "slug": S.string]),
-            "pricing": S.object(["currentPrice": S.nonNegativeNumber, "currency": S.string(pattern: "^[A-Z]{3}$")]),
-            "rating": S.object(["average": S.number(min: 0, max: 5), "count": S.nonNegativeInteger]),
-            "media": S.object(["images": S.array(S.object(["url": S.string, "size": S.string]))]),
-            "specifications": S.map(S.string),
-            "availability": S.object(["inStock": S.boolean]),
-            "category": S.object(["id": S.relativePath, "name": S.string, "path": S.array(S.string)]),
-            "links": S.object(["deeplink": S.string, "category": S.relativePath]),
+        schema: Schema.object([
+            "productId": Schema.nonEmptyString, "title": Schema.string, "description": Schema.string,
+            "brand": Schema.object(["name": Schema.string, "slug": Schema.string]),
+            "pricing": Schema.object(["currentPrice": Schema.nonNegativeNumber, "currency": Schema.string(pattern: "^[A-Z]{3}$")]),
+            "rating": Schema.object(["average": Schema.number(min: 0, max: 5), "count": Schema.nonNegativeInteger]),
+            "media": Schema.object(["images": Schema.array(Schema.object(["url": Schema.string, "size": Schema.string]))]),
+            "specifications": Schema.map(Schema.string),
+            "availability": Schema.object(["inStock": Schema.boolean]),
+            "category": Schema.object(["id": Schema.relativePath, "name": Schema.string, "path": Schema.array(Schema.string)]),
+            "links": Schema.object(["deeplink": Schema.string, "category": Schema.relativePath]),
         ]))
     var kinds: [OutputKind] { [Self.kind] }
 

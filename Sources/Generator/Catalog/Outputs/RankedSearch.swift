@@ -7,38 +7,38 @@ import Indexer
 /// Documents are stored in brand, category, name order, so the results of a query (similar products, often of one
 /// brand) usually sit in one result-store shard.
 struct RankedSearchOutput: CatalogOutput {
-    /// The field weights of every document (README "Search"); the one place they are set.
+    /// The field weights of every document (the Search article, Indexer.docc); the one place they are set.
     static let weights = (name: 3.0, brand: 2.0, category: 1.5, description: 1.0)
 
     static let meta = OutputKind(
         name: "search-meta", pathTemplate: "search/meta.json",
         summary: "Ranked search: ranking settings, analyzer, and the lists of term, vocabulary and result-store shards.",
-        schema: S.object([
-            "format": S.integer(min: 1), "documents": S.nonNegativeInteger, "terms": S.nonNegativeInteger,
-            "ranking": S.object(["model": S.string, "k1": S.number, "b": S.number, "scoreScale": S.number,
-                                 "fieldWeights": S.map(S.number(min: 0))]),
-            "analyzer": S.object(["stopWords": S.array(S.string), "minimumLength": S.integer(min: 1), "stemming": S.string, "folding": S.string]),
-            "query": S.object(["prefixLastTerm": S.boolean, "prefixExpansions": S.integer(min: 0), "prefixWeight": S.number,
-                               "typoMinimumLength": S.integer(min: 1), "typoWeight": S.number]),
-            "termShards": S.array(S.object(["first": S.string, "last": S.string, "path": S.relativePath])),
-            "vocabulary": S.array(S.object(["length": S.integer(min: 1), "path": S.relativePath])),
-            "store": S.object(["maxShardSize": S.integer(min: 1), "shards": S.array(S.object(["first": S.nonNegativeInteger, "path": S.relativePath]))]),
+        schema: Schema.object([
+            "format": Schema.integer(min: 1), "documents": Schema.nonNegativeInteger, "terms": Schema.nonNegativeInteger,
+            "ranking": Schema.object(["model": Schema.string, "k1": Schema.number, "b": Schema.number, "scoreScale": Schema.number,
+                                 "fieldWeights": Schema.map(Schema.number(min: 0))]),
+            "analyzer": Schema.object(["stopWords": Schema.array(Schema.string), "minimumLength": Schema.integer(min: 1), "stemming": Schema.string, "folding": Schema.string]),
+            "query": Schema.object(["prefixLastTerm": Schema.boolean, "prefixExpansions": Schema.integer(min: 0), "prefixWeight": Schema.number,
+                               "typoMinimumLength": Schema.integer(min: 1), "typoWeight": Schema.number]),
+            "termShards": Schema.array(Schema.object(["first": Schema.string, "last": Schema.string, "path": Schema.relativePath])),
+            "vocabulary": Schema.array(Schema.object(["length": Schema.integer(min: 1), "path": Schema.relativePath])),
+            "store": Schema.object(["maxShardSize": Schema.integer(min: 1), "shards": Schema.array(Schema.object(["first": Schema.nonNegativeInteger, "path": Schema.relativePath]))]),
         ]))
     static let terms = OutputKind(
         name: "search-terms", pathTemplate: "search/terms/{hash}.json",
         summary: "A term shard: sorted terms and their postings as [document gap, score, …] pairs.",
-        schema: S.object(["terms": S.array(S.nonEmptyString, minItems: 1),
-                          "postings": S.array(.obj(["type": "array", "items": S.nonNegativeInteger, "minItems": 2]))]))
+        schema: Schema.object(["terms": Schema.array(Schema.nonEmptyString, minItems: 1),
+                          "postings": Schema.array(.obj(["type": "array", "items": Schema.nonNegativeInteger, "minItems": 2]))]))
     static let vocabulary = OutputKind(
         name: "search-vocabulary", pathTemplate: "search/vocab/{length}-{hash}.json",
         summary: "Every index term of one length, for one-typo matching.",
-        schema: S.object(["length": S.integer(min: 1), "terms": S.array(S.nonEmptyString)]))
+        schema: Schema.object(["length": Schema.integer(min: 1), "terms": Schema.array(Schema.nonEmptyString)]))
     static let store = OutputKind(
         name: "search-store", pathTemplate: "search/store/{hash}.json",
         summary: "A result-store shard: what a results list shows for consecutive documents.",
-        schema: S.object(["documents": S.array(S.object([
-            "id": S.nonEmptyString, "name": S.string, "brand": S.string, "price": S.nullable(S.nonNegativeNumber),
-            "rating": S.nullable(S.number(min: 0, max: 5)), "image": S.string, "path": S.relativePath,
+        schema: Schema.object(["documents": Schema.array(Schema.object([
+            "id": Schema.nonEmptyString, "name": Schema.string, "brand": Schema.string, "price": Schema.nullable(Schema.nonNegativeNumber),
+            "rating": Schema.nullable(Schema.number(min: 0, max: 5)), "image": Schema.string, "path": Schema.relativePath,
         ]))]))
     var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store] }
     var namesFilesByContent: Bool { true }

@@ -8,23 +8,23 @@ import Indexer
 /// products apart, and drops the per-product keyword lists, image URLs and the derivable brand and category maps.
 struct SearchIndexOutput: CatalogOutput {
     /// One product's entry: also the schema its fragment is checked against when the rest of the index is copied.
-    static let entry = S.object([
-        "id": S.nonEmptyString, "name": S.string, "brand": S.string, "category": S.string,
-        "price": S.nullable(S.nonNegativeNumber), "rating": S.nullable(S.number(min: 0, max: 5)),
-        "keywords": S.array(S.string), "imageUrl": S.string,
+    static let entry = Schema.object([
+        "id": Schema.nonEmptyString, "name": Schema.string, "brand": Schema.string, "category": Schema.string,
+        "price": Schema.nullable(Schema.nonNegativeNumber), "rating": Schema.nullable(Schema.number(min: 0, max: 5)),
+        "keywords": Schema.array(Schema.string), "imageUrl": Schema.string,
     ])
-    static let schema = S.object([
-        "version": S.nonEmptyString,
-        "generatedAt": S.dateTime,
-        "totalProducts": S.nonNegativeInteger,
-        "products": S.array(entry),
-        "keywords": S.map(S.array(S.nonEmptyString, minItems: 1)),
-        "categories": S.map(S.array(S.nonEmptyString, minItems: 1)),
-        "brands": S.map(S.array(S.nonEmptyString, minItems: 1)),
+    static let schema = Schema.object([
+        "version": Schema.nonEmptyString,
+        "generatedAt": Schema.dateTime,
+        "totalProducts": Schema.nonNegativeInteger,
+        "products": Schema.array(entry),
+        "keywords": Schema.map(Schema.array(Schema.nonEmptyString, minItems: 1)),
+        "categories": Schema.map(Schema.array(Schema.nonEmptyString, minItems: 1)),
+        "brands": Schema.map(Schema.array(Schema.nonEmptyString, minItems: 1)),
     ])
     /// Each index lists every product in one file: a large catalog leaves them out (`search/` serves search at any size).
     /// A member of the keyword, category or brand map, made anew in a splice: checked as a one-member map.
-    static let member = S.map(S.array(S.nonEmptyString, minItems: 1))
+    static let member = Schema.map(Schema.array(Schema.nonEmptyString, minItems: 1))
     static let sizeSetting = SizeSetting("catalog.seedIndexes to false", leavesOut: true)
     static let full = OutputKind(name: "search-index", pathTemplate: "search-index.json",
                                  summary: "Keyword search index in the design document's SearchIndex shape (exact lookup of lowercased words).",

@@ -6,17 +6,17 @@ struct SummaryOutput: CatalogOutput {
     static let kind = OutputKind(
         name: "summary", pathTemplate: "SUMMARY.json",
         summary: "Catalog statistics: totals, top brands with merged case variants, departments with exact counts, anomalies.",
-        schema: S.object([
-            "dataVersion": S.nonEmptyString,
-            "totals": S.object(["products": S.nonNegativeInteger, "productsInStock": S.nonNegativeInteger,
-                                "unpricedProducts": S.nonNegativeInteger, "categories": S.nonNegativeInteger,
-                                "departments": S.nonNegativeInteger, "brands": S.nonNegativeInteger]),
-            "priceRange": S.object(["min": S.nullable(S.nonNegativeNumber), "max": S.nullable(S.nonNegativeNumber),
-                                    "average": S.nullable(S.nonNegativeNumber)]),
-            "topBrands": S.array(S.object(["name": S.string, "productCount": S.integer(min: 1), "variants": S.array(S.string)])),
-            "departments": S.array(S.object(["id": S.string, "name": S.string, "productCount": S.nonNegativeInteger,
-                                             "subcategories": S.nonNegativeInteger])),
-            "anomalies": S.array(S.object(["what": S.string, "count": S.nonNegativeInteger, "policy": S.string])),
+        schema: Schema.object([
+            "dataVersion": Schema.nonEmptyString,
+            "totals": Schema.object(["products": Schema.nonNegativeInteger, "productsInStock": Schema.nonNegativeInteger,
+                                "unpricedProducts": Schema.nonNegativeInteger, "categories": Schema.nonNegativeInteger,
+                                "departments": Schema.nonNegativeInteger, "brands": Schema.nonNegativeInteger]),
+            "priceRange": Schema.object(["min": Schema.nullable(Schema.nonNegativeNumber), "max": Schema.nullable(Schema.nonNegativeNumber),
+                                    "average": Schema.nullable(Schema.nonNegativeNumber)]),
+            "topBrands": Schema.array(Schema.object(["name": Schema.string, "productCount": Schema.integer(min: 1), "variants": Schema.array(Schema.string)])),
+            "departments": Schema.array(Schema.object(["id": Schema.string, "name": Schema.string, "productCount": Schema.nonNegativeInteger,
+                                             "subcategories": Schema.nonNegativeInteger])),
+            "anomalies": Schema.array(Schema.object(["what": Schema.string, "count": Schema.nonNegativeInteger, "policy": Schema.string])),
         ]))
     var kinds: [OutputKind] { [Self.kind] }
 

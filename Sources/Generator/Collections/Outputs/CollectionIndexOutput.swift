@@ -12,27 +12,27 @@ struct CollectionIndexOutput: CollectionOutput {
 
     func kind(_ decl: CollectionDeclaration) -> OutputKind {
         let k = decl.key
-        let numberOrNull = S.nullable(S.number)
-        let schema = S.object([
-            k("name"): S.nonEmptyString,
-            k("title"): S.nonEmptyString,
-            k("count"): S.nonNegativeInteger,
-            k("pages"): S.integer(min: 1),
-            k("page_size"): S.integer(min: 1),
-            k("first_page"): S.relativePath,
-            k("id_field"): S.nonEmptyString,
-            k("search"): S.nullable(S.relativePath),
-            k("fields"): S.array(S.object([
-                k("key"): S.nonEmptyString, k("type"): S.enumeration(CollectionDeclaration.FieldType.allCases.map(\.rawValue)),
-                k("required"): S.boolean, k("nullable"): S.boolean, k("values"): S.optional(S.array(S.string)),
+        let numberOrNull = Schema.nullable(Schema.number)
+        let schema = Schema.object([
+            k("name"): Schema.nonEmptyString,
+            k("title"): Schema.nonEmptyString,
+            k("count"): Schema.nonNegativeInteger,
+            k("pages"): Schema.integer(min: 1),
+            k("page_size"): Schema.integer(min: 1),
+            k("first_page"): Schema.relativePath,
+            k("id_field"): Schema.nonEmptyString,
+            k("search"): Schema.nullable(Schema.relativePath),
+            k("fields"): Schema.array(Schema.object([
+                k("key"): Schema.nonEmptyString, k("type"): Schema.enumeration(CollectionDeclaration.FieldType.allCases.map(\.rawValue)),
+                k("required"): Schema.boolean, k("nullable"): Schema.boolean, k("values"): Schema.optional(Schema.array(Schema.string)),
             ])),
-            k("facets"): S.map(S.object([
-                k("values"): S.array(S.object([k("value"): .obj(["type": ["string", "boolean"]]), k("count"): S.nonNegativeInteger])),
-                k("missing"): S.nonNegativeInteger,
+            k("facets"): Schema.map(Schema.object([
+                k("values"): Schema.array(Schema.object([k("value"): .obj(["type": ["string", "boolean"]]), k("count"): Schema.nonNegativeInteger])),
+                k("missing"): Schema.nonNegativeInteger,
             ])),
-            k("stats"): S.map(S.object([
-                k("count"): S.nonNegativeInteger, k("min"): numberOrNull, k("max"): numberOrNull,
-                k("sum"): S.number, k("mean"): numberOrNull,
+            k("stats"): Schema.map(Schema.object([
+                k("count"): Schema.nonNegativeInteger, k("min"): numberOrNull, k("max"): numberOrNull,
+                k("sum"): Schema.number, k("mean"): numberOrNull,
             ])),
         ])
         return OutputKind(name: "collection-\(decl.name)-index", pathTemplate: "collections/\(decl.name)/index.json",

@@ -9,11 +9,11 @@ struct CollectionPageOutput: CollectionOutput {
         let l = decl.list
         let fields = l.fields.compactMap { decl.field($0) }
         var props = JSONObject()
-        props.append(l.items, S.array(CollectionOutputs.itemSchema(fields)))
-        props.append(l.total, S.nonNegativeInteger)
-        props.append(l.page, S.integer(min: 1))
-        props.append(l.perPage, S.integer(min: 1))
-        props.append(l.totalPages, S.integer(min: 1))
+        props.append(l.items, Schema.array(CollectionOutputs.itemSchema(fields)))
+        props.append(l.total, Schema.nonNegativeInteger)
+        props.append(l.page, Schema.integer(min: 1))
+        props.append(l.perPage, Schema.integer(min: 1))
+        props.append(l.totalPages, Schema.integer(min: 1))
         let schema: JSON = .obj(["type": "object", "properties": .object(props),
                                  "required": .strings([l.items, l.total, l.page, l.perPage, l.totalPages]), "additionalProperties": false])
         return OutputKind(name: "collection-\(decl.name)-page", pathTemplate: "collections/\(decl.name)/page-{n}.json",

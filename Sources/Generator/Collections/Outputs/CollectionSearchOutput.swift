@@ -11,7 +11,7 @@ struct CollectionSearchOutput: CollectionOutput {
         let listFields = decl.list.fields.compactMap { decl.field($0) }
         var stored = CollectionOutputs.itemSchema(listFields).objectValue!
         var props = stored["properties"]!.objectValue!
-        props.append("path", S.relativePath)
+        props.append("path", Schema.relativePath)
         stored["properties"] = .object(props)
         stored["required"] = .array((stored["required"]?.arrayValue ?? []) + ["path"])
         return [
@@ -23,7 +23,7 @@ struct CollectionSearchOutput: CollectionOutput {
                        summary: "Terms of one length in the \(decl.title) search index (typo matching).", schema: RankedSearchOutput.vocabulary.schema),
             OutputKind(name: "\(base)-store", pathTemplate: "collections/\(decl.name)/search/store/{hash}.json",
                        summary: "A result-store shard of the \(decl.title) search index.",
-                       schema: S.object(["documents": S.array(.object(stored))])),
+                       schema: Schema.object(["documents": Schema.array(.object(stored))])),
         ]
     }
 

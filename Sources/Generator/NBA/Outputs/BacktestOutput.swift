@@ -12,35 +12,35 @@ struct BacktestOutput: NBAOutput {
     /// A season whose calibrated Brier score is above this (the baseline plus fitting noise) is flagged.
     static let flagBrier = 0.2505
 
-    static let probability = S.nullable(S.number(min: 0, max: 1))
-    static let bets = S.object([
-        "bets": S.nonNegativeInteger, "wins": S.nonNegativeInteger, "losses": S.nonNegativeInteger, "pushes": S.nonNegativeInteger,
-        "hit_rate": probability, "units": S.number, "roi": S.nullable(S.number),
-        "roi_ci_95": S.nullable(.obj(["type": "array", "items": S.number, "minItems": 2, "maxItems": 2])),
+    static let probability = Schema.nullable(Schema.number(min: 0, max: 1))
+    static let bets = Schema.object([
+        "bets": Schema.nonNegativeInteger, "wins": Schema.nonNegativeInteger, "losses": Schema.nonNegativeInteger, "pushes": Schema.nonNegativeInteger,
+        "hit_rate": probability, "units": Schema.number, "roi": Schema.nullable(Schema.number),
+        "roi_ci_95": Schema.nullable(.obj(["type": "array", "items": Schema.number, "minItems": 2, "maxItems": 2])),
         "break_even_hit_rate": probability,
     ])
-    static let lineValue = S.object([
-        "picks": S.nonNegativeInteger, "toward": S.nonNegativeInteger, "against": S.nonNegativeInteger, "unchanged": S.nonNegativeInteger,
-        "share_toward": probability, "mean_points": S.nullable(S.number),
+    static let lineValue = Schema.object([
+        "picks": Schema.nonNegativeInteger, "toward": Schema.nonNegativeInteger, "against": Schema.nonNegativeInteger, "unchanged": Schema.nonNegativeInteger,
+        "share_toward": probability, "mean_points": Schema.nullable(Schema.number),
     ])
-    static let evaluation = S.object([
-        "brier": S.nonNegativeNumber, "log_loss": S.nonNegativeNumber,
-        "calibration": S.array(S.object(["bin": S.string, "games": S.nonNegativeInteger, "mean_predicted": probability, "observed_over": probability])),
-        "bets": S.object(["lean": bets, "strong": bets, "all": bets]),
-        "closing_line_value": S.object(["lean": lineValue, "strong": lineValue, "all": lineValue]),
+    static let evaluation = Schema.object([
+        "brier": Schema.nonNegativeNumber, "log_loss": Schema.nonNegativeNumber,
+        "calibration": Schema.array(Schema.object(["bin": Schema.string, "games": Schema.nonNegativeInteger, "mean_predicted": probability, "observed_over": probability])),
+        "bets": Schema.object(["lean": bets, "strong": bets, "all": bets]),
+        "closing_line_value": Schema.object(["lean": lineValue, "strong": lineValue, "all": lineValue]),
     ])
-    static let result = S.object([
-        "rho": S.number, "overtime_points": S.number, "games": S.nonNegativeInteger, "pushes": S.nonNegativeInteger,
-        "raw": evaluation, "calibrated": S.nullable(evaluation),
+    static let result = Schema.object([
+        "rho": Schema.number, "overtime_points": Schema.number, "games": Schema.nonNegativeInteger, "pushes": Schema.nonNegativeInteger,
+        "raw": evaluation, "calibrated": Schema.nullable(evaluation),
     ])
-    static let period = S.object(["configured": result, "grid": S.array(result), "flag": S.nullable(S.string)])
+    static let period = Schema.object(["configured": result, "grid": Schema.array(result), "flag": Schema.nullable(Schema.string)])
     static let kind = OutputKind(name: "nba-backtest", pathTemplate: "nba/totals/backtest.json",
                                  summary: "Walk-forward backtest of the totals model per season and overall: raw and calibrated forecasts against the market baseline, bets, ROI and closing-line value.",
-                                 schema: S.object([
-                                    "method": S.string, "calibration": S.string, "betting": S.string, "closing_line_value": S.string,
-                                    "verdicts_use": S.enumeration(["calibrated", "raw"]),
-                                    "baseline": S.object(["brier": S.number, "log_loss": S.number]), "flag_brier_above": S.number,
-                                    "seasons": S.map(period), "overall": period,
+                                 schema: Schema.object([
+                                    "method": Schema.string, "calibration": Schema.string, "betting": Schema.string, "closing_line_value": Schema.string,
+                                    "verdicts_use": Schema.enumeration(["calibrated", "raw"]),
+                                    "baseline": Schema.object(["brier": Schema.number, "log_loss": Schema.number]), "flag_brier_above": Schema.number,
+                                    "seasons": Schema.map(period), "overall": period,
                                  ]))
     var kinds: [OutputKind] { [Self.kind] }
 

@@ -4,15 +4,15 @@ import Schemas
 /// `nba/games.json` (the latest snapshot's season up to its date: earlier games Final, that date's games
 /// Scheduled without scores) and `nba/seasons/{season}/games.json` (every game): the app's Game shape.
 struct GamesOutput: NBAOutput {
-    static let game = S.object([
-        "game_id": S.nonEmptyString, "game_date": S.date, "home_team": S.string, "home_abbreviation": S.string,
-        "away_team": S.string, "away_abbreviation": S.string, "home_score": S.nullable(S.nonNegativeInteger),
-        "away_score": S.nullable(S.nonNegativeInteger), "game_status": S.enumeration(["Final", "Scheduled"]),
+    static let game = Schema.object([
+        "game_id": Schema.nonEmptyString, "game_date": Schema.date, "home_team": Schema.string, "home_abbreviation": Schema.string,
+        "away_team": Schema.string, "away_abbreviation": Schema.string, "home_score": Schema.nullable(Schema.nonNegativeInteger),
+        "away_score": Schema.nullable(Schema.nonNegativeInteger), "game_status": Schema.enumeration(["Final", "Scheduled"]),
     ])
     static let latest = OutputKind(name: "nba-games", pathTemplate: "nba/games.json",
-                                   summary: "Games of the latest snapshot's season up to its date.", schema: S.array(game))
+                                   summary: "Games of the latest snapshot's season up to its date.", schema: Schema.array(game))
     static let season = OutputKind(name: "nba-season-games", pathTemplate: "nba/seasons/{season}/games.json",
-                                   summary: "Every game of one season.", schema: S.array(game))
+                                   summary: "Every game of one season.", schema: Schema.array(game))
     var kinds: [OutputKind] { [Self.latest, Self.season] }
 
     static func games(_ m: NBADomain.Model, season: String, through date: String) -> JSON {

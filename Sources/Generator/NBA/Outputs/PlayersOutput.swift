@@ -4,16 +4,16 @@ import Schemas
 /// `nba/players.json` and `nba/seasons/{season}/players.json` when box scores (`player_game_stats.csv`) are given:
 /// the app's PlayerStats averages. A shooting percentage without attempts is 0, never null (the model needs a number).
 struct PlayersOutput: NBAOutput {
-    static let player = S.object([
-        "player_id": S.integer, "full_name": S.string, "team_abbreviation": S.string, "games_played": S.integer(min: 1),
-        "minutes_avg": S.nonNegativeNumber, "points_avg": S.nonNegativeNumber, "rebounds_avg": S.nonNegativeNumber,
-        "assists_avg": S.nonNegativeNumber, "steals_avg": S.nonNegativeNumber, "blocks_avg": S.nonNegativeNumber,
-        "turnovers_avg": S.nonNegativeNumber, "fg_pct": S.number(min: 0, max: 1), "fg3_pct": S.number(min: 0, max: 1), "ft_pct": S.number(min: 0, max: 1),
+    static let player = Schema.object([
+        "player_id": Schema.integer, "full_name": Schema.string, "team_abbreviation": Schema.string, "games_played": Schema.integer(min: 1),
+        "minutes_avg": Schema.nonNegativeNumber, "points_avg": Schema.nonNegativeNumber, "rebounds_avg": Schema.nonNegativeNumber,
+        "assists_avg": Schema.nonNegativeNumber, "steals_avg": Schema.nonNegativeNumber, "blocks_avg": Schema.nonNegativeNumber,
+        "turnovers_avg": Schema.nonNegativeNumber, "fg_pct": Schema.number(min: 0, max: 1), "fg3_pct": Schema.number(min: 0, max: 1), "ft_pct": Schema.number(min: 0, max: 1),
     ])
     static let latest = OutputKind(name: "nba-players", pathTemplate: "nba/players.json",
-                                   summary: "Player averages of the latest snapshot's season before its date.", schema: S.array(player))
+                                   summary: "Player averages of the latest snapshot's season before its date.", schema: Schema.array(player))
     static let season = OutputKind(name: "nba-season-players", pathTemplate: "nba/seasons/{season}/players.json",
-                                   summary: "Player averages of one season.", schema: S.array(player))
+                                   summary: "Player averages of one season.", schema: Schema.array(player))
     var kinds: [OutputKind] { [Self.latest, Self.season] }
 
     static func players(_ m: NBADomain.Model, season: String, before date: String) -> JSON {

@@ -5,15 +5,15 @@ import Schemas
 /// `nba/seasons/{season}/teams.json` (each whole season): the original /api/teams shape plus games behind,
 /// streak and last 10. Games behind = ((leaderW − W) + (L − leaderL)) / 2 (the original's formula was wrong).
 struct StandingsOutput: NBAOutput {
-    static let team = S.object([
-        "team_id": S.integer, "full_name": S.string, "abbreviation": S.string, "wins": S.nonNegativeInteger, "losses": S.nonNegativeInteger,
-        "win_pct": S.number(min: 0, max: 1), "points_avg": S.nonNegativeNumber, "points_allowed_avg": S.nonNegativeNumber, "point_diff": S.number,
-        "games_behind": S.number, "streak": S.string, "last_10": S.string(pattern: #"^\d+-\d+$"#),
+    static let team = Schema.object([
+        "team_id": Schema.integer, "full_name": Schema.string, "abbreviation": Schema.string, "wins": Schema.nonNegativeInteger, "losses": Schema.nonNegativeInteger,
+        "win_pct": Schema.number(min: 0, max: 1), "points_avg": Schema.nonNegativeNumber, "points_allowed_avg": Schema.nonNegativeNumber, "point_diff": Schema.number,
+        "games_behind": Schema.number, "streak": Schema.string, "last_10": Schema.string(pattern: #"^\d+-\d+$"#),
     ])
     static let latest = OutputKind(name: "nba-teams", pathTemplate: "nba/teams.json",
-                                   summary: "Standings of the latest snapshot's season, before its date.", schema: S.array(team))
+                                   summary: "Standings of the latest snapshot's season, before its date.", schema: Schema.array(team))
     static let season = OutputKind(name: "nba-season-teams", pathTemplate: "nba/seasons/{season}/teams.json",
-                                   summary: "Final standings of one season.", schema: S.array(team))
+                                   summary: "Final standings of one season.", schema: Schema.array(team))
     var kinds: [OutputKind] { [Self.latest, Self.season] }
 
     static func standings(_ m: NBADomain.Model, season: String, before date: String) -> JSON {

@@ -7,33 +7,33 @@ import Schemas
 /// `p_over_calibrated` / `p_under_calibrated`, which edge, EV, Kelly and the verdict use unless `nba.probabilities`
 /// is "raw".
 struct TotalsOutput: NBAOutput {
-    static let mc = S.object([
-        "p_over": S.number(min: 0, max: 1), "p_under": S.number(min: 0, max: 1), "p_push": S.number(min: 0, max: 1),
-        "p_over_calibrated": S.number(min: 0, max: 1), "p_under_calibrated": S.number(min: 0, max: 1),
-        "mean_total": S.number, "median_total": S.number, "std_total": S.nonNegativeNumber,
-        "percentiles": S.map(S.number), "ci_95_over": .obj(["type": "array", "items": S.number(min: 0, max: 1), "minItems": 2, "maxItems": 2]),
-        "ci_95_under": .obj(["type": "array", "items": S.number(min: 0, max: 1), "minItems": 2, "maxItems": 2]),
-        "ot_games_pct": S.number(min: 0, max: 1),
+    static let mc = Schema.object([
+        "p_over": Schema.number(min: 0, max: 1), "p_under": Schema.number(min: 0, max: 1), "p_push": Schema.number(min: 0, max: 1),
+        "p_over_calibrated": Schema.number(min: 0, max: 1), "p_under_calibrated": Schema.number(min: 0, max: 1),
+        "mean_total": Schema.number, "median_total": Schema.number, "std_total": Schema.nonNegativeNumber,
+        "percentiles": Schema.map(Schema.number), "ci_95_over": .obj(["type": "array", "items": Schema.number(min: 0, max: 1), "minItems": 2, "maxItems": 2]),
+        "ci_95_under": .obj(["type": "array", "items": Schema.number(min: 0, max: 1), "minItems": 2, "maxItems": 2]),
+        "ot_games_pct": Schema.number(min: 0, max: 1),
     ])
-    static let ev = S.object([
-        "ev_over": S.number, "ev_under": S.number, "edge_over": S.number, "edge_under": S.number,
-        "kelly_over": S.nonNegativeNumber, "kelly_under": S.nonNegativeNumber, "recommended_bet": S.enumeration(["OVER", "UNDER", "NONE"]),
+    static let ev = Schema.object([
+        "ev_over": Schema.number, "ev_under": Schema.number, "edge_over": Schema.number, "edge_under": Schema.number,
+        "kelly_over": Schema.nonNegativeNumber, "kelly_under": Schema.nonNegativeNumber, "recommended_bet": Schema.enumeration(["OVER", "UNDER", "NONE"]),
     ])
-    static let game = S.object([
-        "game_id": S.nonEmptyString, "game_date": S.date,
-        "home_team_id": S.integer, "home_abbr": S.string, "home_team": S.string,
-        "away_team_id": S.integer, "away_abbr": S.string, "away_team": S.string,
-        "home_games": S.nonNegativeInteger, "home_ppg": S.number, "home_opp_ppg": S.number, "home_std": S.number(min: 8),
-        "away_games": S.nonNegativeInteger, "away_ppg": S.number, "away_opp_ppg": S.number, "away_std": S.number(min: 8),
-        "projected": S.number, "line": S.nullable(S.number), "over_odds": S.number(min: 1), "under_odds": S.number(min: 1),
-        "monte_carlo": S.nullable(mc), "p_over_exact": S.nullable(S.number(min: 0, max: 1)), "ev_metrics": S.nullable(ev),
-        "verdict": S.enumeration(["STRONG_OVER", "LEAN_OVER", "NEUTRAL", "LEAN_UNDER", "STRONG_UNDER", "NO_LINE"]),
-        "edge": S.nullable(S.number),
+    static let game = Schema.object([
+        "game_id": Schema.nonEmptyString, "game_date": Schema.date,
+        "home_team_id": Schema.integer, "home_abbr": Schema.string, "home_team": Schema.string,
+        "away_team_id": Schema.integer, "away_abbr": Schema.string, "away_team": Schema.string,
+        "home_games": Schema.nonNegativeInteger, "home_ppg": Schema.number, "home_opp_ppg": Schema.number, "home_std": Schema.number(min: 8),
+        "away_games": Schema.nonNegativeInteger, "away_ppg": Schema.number, "away_opp_ppg": Schema.number, "away_std": Schema.number(min: 8),
+        "projected": Schema.number, "line": Schema.nullable(Schema.number), "over_odds": Schema.number(min: 1), "under_odds": Schema.number(min: 1),
+        "monte_carlo": Schema.nullable(mc), "p_over_exact": Schema.nullable(Schema.number(min: 0, max: 1)), "ev_metrics": Schema.nullable(ev),
+        "verdict": Schema.enumeration(["STRONG_OVER", "LEAN_OVER", "NEUTRAL", "LEAN_UNDER", "STRONG_UNDER", "NO_LINE"]),
+        "edge": Schema.nullable(Schema.number),
     ])
     static let kind = OutputKind(name: "nba-totals", pathTemplate: "nba/totals/{date}.json",
                                  summary: "Totals analysis of one date's games (TotalsAnalysisResponse); latest.json is the last date.",
-                                 schema: S.object(["success": S.boolean, "n_games": S.nonNegativeInteger, "n_simulations": S.integer(min: 1),
-                                                   "games": S.array(game), "methodology": S.map(S.string)]))
+                                 schema: Schema.object(["success": Schema.boolean, "n_games": Schema.nonNegativeInteger, "n_simulations": Schema.integer(min: 1),
+                                                   "games": Schema.array(game), "methodology": Schema.map(Schema.string)]))
     var kinds: [OutputKind] { [Self.kind] }
 
     func render(_ m: NBADomain.Model, _ context: BuildContext) throws -> [OutputFile] {
