@@ -103,23 +103,19 @@ struct Forecast {
             }
         }
         games = games.enumerated().sorted { ($0.element.0.date, $0.offset) < ($1.element.0.date, $1.offset) }.map(\.element)
-        var out = [[Forecast]](repeating: [], count: variants.count)
-        out.withUnsafeMutableBufferPointer { out in
-            DispatchQueue.concurrentPerform(iterations: variants.count) { i in
-                let v = variants[i]
-                func probabilities(_ p: TotalsModel.Projection, _ line: Double) -> (Double, Double) {
-                    let over = model.exactOver(p, line: line, rho: v.rho, overtimeMean: v.overtimePoints)
-                    let notUnder = model.exactOver(p, line: line.rounded(.up) - 1, rho: v.rho, overtimeMean: v.overtimePoints)
-                    return (over, 1 - notUnder)
-                }
-                out[i] = games.map { g, close, p in
-                    let (o, u) = probabilities(p, close.total)
-                    let open = data.openings[g.id]
-                    let opened = open.map { probabilities(p, $0.total) }
-                    return Forecast(game: g, close: close, open: open, pOver: o, pUnder: u, openOver: opened?.0, openUnder: opened?.1)
-                }
+        return Parallel.map(variants.count, threads: variants.count) { _, i in
+            let v = variants[i]
+            func probabilities(_ p: TotalsModel.Projection, _ line: Double) -> (Double, Double) {
+                let over = model.exactOver(p, line: line, rho: v.rho, overtimeMean: v.overtimePoints)
+                let notUnder = model.exactOver(p, line: line.rounded(.up) - 1, rho: v.rho, overtimeMean: v.overtimePoints)
+                return (over, 1 - notUnder)
+            }
+            return games.map { g, close, p in
+                let (o, u) = probabilities(p, close.total)
+                let open = data.openings[g.id]
+                let opened = open.map { probabilities(p, $0.total) }
+                return Forecast(game: g, close: close, open: open, pOver: o, pUnder: u, openOver: opened?.0, openUnder: opened?.1)
             }
         }
-        return out
     }
 }

@@ -92,17 +92,11 @@ public struct NBADomain: Domain {
         // changes nothing.
         var flat: [(Int, Int)] = []
         for (i, snap) in snapshots.enumerated() { for j in snap.games.indices { flat.append((i, j)) } }
-        var results = [(TotalsModel.Simulation, Double?)?](repeating: nil, count: flat.count)
-        let chunks = max(1, min(flat.count, context.threads * 8))
         let snaps = snapshots
-        results.withUnsafeMutableBufferPointer { out in
-            DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                for k in (c * flat.count / chunks)..<((c + 1) * flat.count / chunks) {
-                    let a = snaps[flat[k].0].games[flat[k].1]
-                    let sim = model.simulate(a.projection, line: a.line?.total, seed: TotalsModel.seed(a.game.id, s.modelKey), memory: context.memory)
-                    out[k] = (sim, a.line.map { model.exactOver(a.projection, line: $0.total) })
-                }
-            }
+        let results = Parallel.map(flat.count, threads: context.threads) { _, k in
+            let a = snaps[flat[k].0].games[flat[k].1]
+            let sim = model.simulate(a.projection, line: a.line?.total, seed: TotalsModel.seed(a.game.id, s.modelKey), memory: context.memory)
+            return (sim, a.line.map { model.exactOver(a.projection, line: $0.total) })
         }
         // Calibration of each date from the walk-forward forecasts of every earlier game (the configured model's exact
         // probabilities, as the backtest scores them).
@@ -113,8 +107,8 @@ public struct NBADomain: Domain {
         let fits = Calibration.walkForward(dates: snapshots.map(\.date) + forecasts[0].map(\.game.date), history: forecasts[0], prior: s.calibrationPrior)
         for i in snapshots.indices { snapshots[i].calibration = fits[snapshots[i].date]! }
         for (k, (i, j)) in flat.enumerated() {
-            snapshots[i].games[j].simulation = results[k]!.0
-            snapshots[i].games[j].exactOver = results[k]!.1
+            snapshots[i].games[j].simulation = results[k].0
+            snapshots[i].games[j].exactOver = results[k].1
         }
         let report = [
             ReportItem(domain: name, key: "games read", count: data.games.count),

@@ -203,12 +203,9 @@ public enum Build {
     /// The release files against their schemas, like every other file: a release must not publish a manifest or an
     /// index that breaks its own contract. Largest first on every worker (a 100k-file index is ≈ 18 MB of text).
     static func check(_ files: [ReleaseFiles.NewFile], checkers: [OutputValidation]) throws {
-        var found = [BuildError?](repeating: nil, count: files.count)
         let order = files.indices.sorted { (files[$0].bytes.count, $1) > (files[$1].bytes.count, $0) }
-        found.withUnsafeMutableBufferPointer { found in
-            Parallel.forEach(order, threads: checkers.count) { worker, i in
-                found[i] = files[i].bytes.withUnsafeBytes { checkers[worker].check(text: $0, path: files[i].path, kind: files[i].kind) }
-            }
+        let found = Parallel.map(files.count, order: order, threads: checkers.count) { worker, i in
+            checkers[worker].check(text: files[i].bytes, path: files[i].path, kind: files[i].kind)
         }
         if let first = found.lazy.compactMap({ $0 }).first { throw first }
     }
@@ -280,7 +277,7 @@ public enum Build {
                                 if let k = f.kind {
                                     // Copied parts were checked when they were made (by this very executable: see BuildCache).
                                     let found = reuse.copied == 0 ? checker.check(text: bytes, path: f.path, kind: k)
-                                        : checks.lazy.compactMap { c in c.bytes.withUnsafeBytes { checker.check(text: $0, path: f.path, kind: k, fragment: c.fragment) } }.first
+                                        : checks.lazy.compactMap { c in checker.check(text: c.bytes, path: f.path, kind: k, fragment: c.fragment) }.first
                                     if let e = found { bad[i] = e; return nil }
                                 }
                                 var r = try stage(bytes)

@@ -90,4 +90,36 @@ enum Parallel {
             initialized = n
         }
     }
+
+    /// `body(worker, i)` for every index of `order` (an order of 0..<count: heaviest first works best; by default
+    /// 0..<count), scheduled as `forEach` schedules (the first `singles` one at a time, then `batch` at a time), on up
+    /// to `threads` workers; the results in index order. When bodies throw, every item still runs, and the error of
+    /// the lowest index is thrown: the outcome never depends on the schedule. A body that cannot throw makes a call
+    /// that cannot either.
+    static func map<T, E: Error>(_ count: Int, order: [Int]? = nil, threads: Int, singles: Int? = nil, batch: Int = 1,
+                                 _ body: (_ worker: Int, _ index: Int) throws(E) -> T) throws(E) -> [T] {
+        var results = [Result<T, E>?](repeating: nil, count: count)
+        // (The one place results are written from several threads: each index by the one worker that took it.)
+        results.withUnsafeMutableBufferPointer { results in
+            forEach(order ?? Array(0..<count), threads: threads, singles: singles ?? count, batch: batch) { worker, i in
+                results[i] = Result { () throws(E) -> T in try body(worker, i) }
+            }
+        }
+        return try results.map { r throws(E) -> T in try r!.get() }
+    }
+
+    /// The same over the elements of `items`, each given to its body `inout`: a body may change its own element (and
+    /// only its own), e.g. let go of a file's content once it is written, while the others run.
+    static func map<Item, T, E: Error>(_ items: inout [Item], order: [Int]? = nil, threads: Int, singles: Int? = nil, batch: Int = 1,
+                                       _ body: (_ worker: Int, _ index: Int, _ item: inout Item) throws(E) -> T) throws(E) -> [T] {
+        var outcome: Result<[T], E>?
+        items.withUnsafeMutableBufferPointer { elements in
+            outcome = Result { () throws(E) -> [T] in
+                try map(elements.count, order: order, threads: threads, singles: singles, batch: batch) { worker, i throws(E) in
+                    try body(worker, i, &elements[i])
+                }
+            }
+        }
+        return try outcome!.get()
+    }
 }

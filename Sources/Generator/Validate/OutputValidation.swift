@@ -52,6 +52,11 @@ struct OutputValidation: Sendable {
         }
     }
 
+    /// The same for text held in an array.
+    func check(text: [UInt8], path: String, kind: OutputKind, fragment: String? = nil) -> BuildError? {
+        text.withUnsafeBytes { check(text: $0, path: path, kind: kind, fragment: fragment) }
+    }
+
     private func violation(_ found: [ValidationError], path: String, kind: OutputKind) -> BuildError? {
         guard let first = found.first else { return nil }
         return BuildError(file: path, field: first.instanceLocation.isEmpty ? "(root)" : first.instanceLocation,

@@ -366,19 +366,16 @@ public final class StagedTree: @unchecked Sendable {
 
     /// Hard-links every kept file of the current tree into the staged tree (on both cores: 100,000 links).
     private func linkKept() throws {
-        var failed: [String?] = Array(repeating: nil, count: keptPaths.count)
-        failed.withUnsafeMutableBufferPointer { failed in
-            Parallel.forEach(Array(keptPaths.indices), threads: 2) { i in
-                let p = keptPaths[i]
-                let folder = p.utf8.lastIndex(of: UInt8(ascii: "/")).map { p[..<$0] } ?? ""
-                lock.lock()
-                let known = folders.contains(folder)
-                lock.unlock()
-                if !known, ensureParent(of: p) { lock.lock(); folders.insert(folder); lock.unlock() }
-                if linkat(outputFD, p, stagingFD, p, 0) == 0 { return }
-                if errno == ENOENT, ensureParent(of: p), linkat(outputFD, p, stagingFD, p, 0) == 0 { return }
-                failed[i] = "\(p): cannot be linked from the current tree (\(String(cString: strerror(errno))))"
-            }
+        let failed = Parallel.map(keptPaths.count, threads: 2) { _, i -> String? in
+            let p = keptPaths[i]
+            let folder = p.utf8.lastIndex(of: UInt8(ascii: "/")).map { p[..<$0] } ?? ""
+            lock.lock()
+            let known = folders.contains(folder)
+            lock.unlock()
+            if !known, ensureParent(of: p) { lock.lock(); folders.insert(folder); lock.unlock() }
+            if linkat(outputFD, p, stagingFD, p, 0) == 0 { return nil }
+            if errno == ENOENT, ensureParent(of: p), linkat(outputFD, p, stagingFD, p, 0) == 0 { return nil }
+            return "\(p): cannot be linked from the current tree (\(String(cString: strerror(errno))))"
         }
         if let why = failed.lazy.compactMap({ $0 }).first { throw BuildError(file: output.path, why) }
     }

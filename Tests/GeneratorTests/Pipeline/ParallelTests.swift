@@ -24,6 +24,40 @@ final class ParallelTests: XCTestCase {
         }
     }
 
+    struct Failed: Error, Equatable { let index: Int }
+
+    /// `map` gives each index's result in index order whatever the order it runs them in and the thread count; when
+    /// bodies throw, every item still runs and the lowest failing index's error is the one thrown.
+    func testMapKeepsIndexOrderAndThrowsTheLowestIndexError() throws {
+        for threads in [1, 2, 4] {
+            let order = Array((0..<1000).reversed())
+            let squares = Parallel.map(1000, order: order, threads: threads, singles: 10, batch: 7) { _, i in i * i }
+            XCTAssertEqual(squares, (0..<1000).map { $0 * $0 }, "\(threads) threads")
+            let ran = NSLock(), seen = Box()
+            XCTAssertThrowsError(try Parallel.map(100, order: Array((0..<100).reversed()), threads: threads) { _, i throws(Failed) -> Int in
+                ran.lock(); seen.count += 1; ran.unlock()
+                if i % 10 == 3 { throw Failed(index: i) }
+                return i
+            }) { XCTAssertEqual($0 as? Failed, Failed(index: 3), "\(threads) threads") }
+            XCTAssertEqual(seen.count, 100, "every item runs")
+        }
+    }
+
+    final class Box: @unchecked Sendable { var count = 0 }
+
+    /// `map` over `inout` elements: each body changes its own element, and the changes stay.
+    func testMapInPlaceChangesEachElementOnce() {
+        for threads in [1, 2] {
+            var items = Array(repeating: 1, count: 5000)
+            let out = Parallel.map(&items, order: Array((0..<5000).reversed()), threads: threads) { _, i, item in
+                item += i
+                return item * 2
+            }
+            XCTAssertEqual(items, (0..<5000).map { 1 + $0 })
+            XCTAssertEqual(out, (0..<5000).map { 2 * (1 + $0) })
+        }
+    }
+
     /// `sorted` gives the order a sort on one core gives, below and above the size where it sorts halves side by
     /// side, with many equal primary keys (the order is decided by the tie-break, as the search order's ids decide it).
     func testSortedInHalvesIsTheOneCoreSort() {

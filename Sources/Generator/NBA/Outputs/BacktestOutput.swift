@@ -89,13 +89,9 @@ struct BacktestOutput: NBAOutput {
     /// Every variant's results: the configured model first (raw and calibrated), then the grid (raw: it compares
     /// the model's variants).
     static func run(_ m: NBADomain.Model) -> [(seasons: [String: Backtest.Result], overall: Backtest.Result)] {
-        var results = [(seasons: [String: Backtest.Result], overall: Backtest.Result)?](repeating: nil, count: m.variants.count)
-        results.withUnsafeMutableBufferPointer { out in
-            DispatchQueue.concurrentPerform(iterations: m.variants.count) { i in
-                out[i] = Backtest.run(m.forecasts[i], seasons: m.seasons, settings: m.settings, variant: m.variants[i], fits: i == 0 ? m.fits : nil)
-            }
+        Parallel.map(m.variants.count, threads: m.variants.count) { _, i in
+            Backtest.run(m.forecasts[i], seasons: m.seasons, settings: m.settings, variant: m.variants[i], fits: i == 0 ? m.fits : nil)
         }
-        return results.map { $0! }
     }
 
     func render(_ m: NBADomain.Model, _ context: BuildContext) throws -> [OutputFile] {
