@@ -55,7 +55,7 @@ public struct CatalogDomain: Domain {
         clock.lap("catalog load")
         let settings = try CatalogSettings.read(context.site, file: context.siteFile)
         let catalog = CatalogContext(model: model, site: context.site, settings: settings, generatedAt: context.generatedAt, threads: context.threads,
-                                     earlier: context.earlier)
+                                     previous: context.previous)
         var result = DomainResult(report: model.report)
         // Units render concurrently (each is also parallel inside): their serial parts overlap. Shared lazy state is
         // built first, and results are collected by unit, so the output order never depends on timing.
@@ -98,13 +98,13 @@ public struct CatalogDomain: Domain {
         }
         clock.lap("render (all units)")
         // The search order, for the next build to check and take (a sort of every product otherwise).
-        result.memos = model.keptOrders
-        result.memos[CatalogContext.searchOrderMemo] = KeptOrder.memo(catalog.searchOrder)
+        result.keptOrders = model.keptOrders
+        result.keptOrders[CatalogContext.searchOrderName] = KeptOrder.keep(catalog.searchOrder)
         return result
     }
 
     /// The names the products' id and popularity orders are kept under in the build cache (see `KeptOrder`).
-    static let idOrderMemo = "catalog.idOrder", popularityOrderMemo = "catalog.popularityOrder"
+    static let idOrderName = "catalog.idOrder", popularityOrderName = "catalog.popularityOrder"
 
     /// Everything a product is, after the policies (what its page, its list entries and its index entries show), and
     /// its searchable text alone (see `CatalogModel.textFingerprints`; how the context names its brand and category is

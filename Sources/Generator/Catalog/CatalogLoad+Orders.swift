@@ -10,8 +10,8 @@ extension CatalogLoad {
         func idPrecedes(_ a: Int, _ b: Int) -> Bool {
             Product.precedes(store.idUTF8(records[a]), store.idUTF8(records[b]), ascii: records[a].ascii && records[b].ascii)
         }
-        let (byId, taken) = KeptOrder.order(context.earlier?.memo(CatalogDomain.idOrderMemo), count: records.count, by: idPrecedes)
-        if taken { context.earlier?.note("product id order: taken from the build cache") }
+        let (byId, taken) = KeptOrder.order(context.previous?.keptOrder(CatalogDomain.idOrderName), count: records.count, by: idPrecedes)
+        if taken { context.previous?.note("product id order: taken from the build cache") }
         let products = store.finish(order: byId)
         let kept = readRecords.indices.filter { readRecords[$0].price >= 0 }
         return (products, byId, byId.map { kept[$0] })
@@ -62,8 +62,8 @@ extension CatalogLoad {
         // product joins its category and every ancestor: each list comes out in that order, each product once.
         // (The build before's order when it still is: no rating changed.)
         func popular(_ a: Int, _ b: Int) -> Bool { popularity[a] != popularity[b] ? popularity[a] > popularity[b] : a < b }
-        let (byPopularity, taken) = KeptOrder.order(context.earlier?.memo(CatalogDomain.popularityOrderMemo), count: products.count, by: popular)
-        if taken { context.earlier?.note("popularity order: taken from the build cache") }
+        let (byPopularity, taken) = KeptOrder.order(context.previous?.keptOrder(CatalogDomain.popularityOrderName), count: products.count, by: popular)
+        if taken { context.previous?.note("popularity order: taken from the build cache") }
         var subtreeLists = [[Int]](repeating: [], count: dfs.count)
         for i in byPopularity { for k in chains[products[i].categoryIndex] { subtreeLists[k].append(i) } }
         var subtree: [String: [Int]] = [:], direct: [String: [Int]] = [:]

@@ -20,7 +20,7 @@ extension CatalogLoad {
     /// it is read, for the next snapshot. Otherwise read and checked a batch at a time: the records of a batch are
     /// released once its products are made.
     mutating func readProducts(_ url: URL) throws -> ProductsRead {
-        let snapshotFile = ProductFileReader.isJSONLines(productsFile) ? context.productSnapshot : nil
+        let snapshotFile = ProductFileReader.isJSONLines(productsFile) ? context.previous?.productSnapshot : nil
         let key = ProductSnapshot.key(settings)
         var chunker = LineChunker(keepBytes: true)
         var read: ProductsRead

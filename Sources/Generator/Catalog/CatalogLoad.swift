@@ -68,7 +68,7 @@ extension CatalogDomain {
                                  featured: featured, popularity: popularity, unbrandedName: settings.unbrandedName)
         model.report = load.report
         model.uncategorizedId = settings.uncategorizedId
-        model.keptOrders = [Self.idOrderMemo: KeptOrder.memo(byId), Self.popularityOrderMemo: KeptOrder.memo(lists.byPopularity)]
+        model.keptOrders = [Self.idOrderName: KeptOrder.keep(byId), Self.popularityOrderName: KeptOrder.keep(lists.byPopularity)]
         load.fingerprint(&model, readIndex: readIndex, taken: read.taken, snapshot: read.snapshot)
         load.writeSnapshot(read, records: readRecords, model: model, readIndex: readIndex)
         clock.lap("data version and product fingerprints")

@@ -14,10 +14,9 @@ public struct BuildContext: Sendable {
     public var skipBadRows: Bool
     /// Results kept from earlier builds of the same process (`BuildOptions.memory`), or nil.
     public var memory: BuildMemory?
-    /// The output's tree as the build cache describes it, when there is a cache this build may use.
-    var earlier: EarlierTree?
-    /// The build cache's products snapshot (nil without a cache).
-    var productSnapshot: ProductSnapshotFile?
+    /// What the build before left in the output folder and a rebuild may keep (see `PreviousBuild`); nil when a
+    /// domain runs outside a build.
+    var previous: PreviousBuild?
 
     public init(site: SiteConfig, inputDirectory: URL, epochSeconds: Int, threads: Int, skipBadRows: Bool = false) {
         self.site = site; self.inputDirectory = inputDirectory; self.epochSeconds = epochSeconds

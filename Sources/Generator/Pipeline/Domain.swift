@@ -17,8 +17,8 @@ public struct DomainResult: Sendable {
     /// validates and serialises the other files, then takes their files in this order.
     public var later: [@Sendable () throws -> [OutputFile]]
     /// What the domain worked out that a later build may take again once it has checked it (kept in the build cache
-    /// by name: `BuildCache.memos`, read back through `EarlierTree.memo`).
-    public var memos: [String: [Int32]] = [:]
+    /// by name: `BuildCache.keptOrders`, read back through `PreviousBuild.keptOrder`).
+    public var keptOrders: [String: [Int32]] = [:]
     public init(files: [OutputFile] = [], kinds: [OutputKind] = [], report: [ReportItem] = [],
                 later: [@Sendable () throws -> [OutputFile]] = []) {
         self.files = files; self.kinds = kinds; self.report = report; self.later = later

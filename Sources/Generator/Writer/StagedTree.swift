@@ -149,8 +149,8 @@ public final class StagedTree: @unchecked Sendable {
         }
         // (Searched as bytes: a Character search costs microseconds per path.)
         let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
-        var keeper = Keeper()
-        if previous(path) == sha256, isReusable(path, folder: folder, size: bytes.count, keeper: &keeper) {
+        let keeper = Keeper()
+        if previous(path) == sha256, isReusable(path, folder: folder, size: bytes.count, keeper: keeper) {
             lock.lock(); keptPaths.append(path); paths.insert(path); lock.unlock()
             return
         }
@@ -186,7 +186,7 @@ public final class StagedTree: @unchecked Sendable {
 
     /// One worker's share of the kept files: gathered without the tree's lock (two cores taking it for each of
     /// 100,000 pages wait on each other), with the folder listing it used last, and handed to the tree by `adopt`.
-    public struct Keeper {
+    public final class Keeper {
         fileprivate var kept: [String] = []
         fileprivate var parent: Substring = ""
         fileprivate var listing: FolderListing?
@@ -200,9 +200,9 @@ public final class StagedTree: @unchecked Sendable {
     /// reached through real folders. False means the caller must render and `put` it. The kept path is noted in
     /// `keeper` (one per worker), which the caller hands to `adopt` before the tree is asked what it holds (`has`,
     /// `commit`).
-    public func keep(_ path: String, sha256: String, size: Int, in keeper: inout Keeper) -> Bool {
+    public func keep(_ path: String, sha256: String, size: Int, in keeper: Keeper) -> Bool {
         let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
-        guard Self.isPlainRelativePath(path), previous(path) == sha256, isReusable(path, folder: folder, size: size, keeper: &keeper) else { return false }
+        guard Self.isPlainRelativePath(path), previous(path) == sha256, isReusable(path, folder: folder, size: size, keeper: keeper) else { return false }
         keeper.kept.append(path)
         return true
     }
@@ -218,8 +218,8 @@ public final class StagedTree: @unchecked Sendable {
 
     /// A file of the current tree that may stay as it is: a regular file of the expected size (a symlink or special
     /// file someone put in the tree is replaced by the bytes we made), reached through real folders.
-    private func isReusable(_ path: String, folder: Substring, size: Int, keeper: inout Keeper) -> Bool {
-        guard outputFD >= 0, isRealFolder(folder, keeper: &keeper) else { return false }
+    private func isReusable(_ path: String, folder: Substring, size: Int, keeper: Keeper) -> Bool {
+        guard outputFD >= 0, isRealFolder(folder, keeper: keeper) else { return false }
         var st = stat()
         return fstatat(outputFD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size == size
     }
@@ -228,7 +228,7 @@ public final class StagedTree: @unchecked Sendable {
     /// link made through it stays inside the tree. Told by listing each parent folder once (`d_type`), not by a
     /// `stat` per folder: 100,000 product pages are 100,000 folders of one parent. (The keeper remembers the last
     /// parent's listing: consecutive pages share it, and the tree's table of listings is behind its lock.)
-    private func isRealFolder(_ folder: Substring, keeper: inout Keeper) -> Bool {
+    private func isRealFolder(_ folder: Substring, keeper: Keeper) -> Bool {
         if folder.isEmpty { return true }
         let slash = folder.utf8.lastIndex(of: UInt8(ascii: "/"))
         let parent = slash.map { folder[..<$0] } ?? ""
@@ -245,8 +245,8 @@ public final class StagedTree: @unchecked Sendable {
 
     /// The same without a keeper (while a folder is listed).
     private func isRealFolder(_ folder: Substring) -> Bool {
-        var keeper = Keeper()
-        return isRealFolder(folder, keeper: &keeper)
+        let keeper = Keeper()
+        return isRealFolder(folder, keeper: keeper)
     }
 
     /// The names of the real folders directly in a folder, looked up by their bytes (`TokenTable`): a `Set` hashed each

@@ -179,10 +179,10 @@ final class IncrementalBuildTests: XCTestCase {
     /// it is; after an added product it is not; nor is an order made wrong in a cache that is otherwise whole (two
     /// neighbours swapped, one item twice, one index too many). Each tree is the full build's.
     func testKeptOrdersAreTakenOnlyWhileTheyAreStillTheOrder() throws {
-        let orders = [(CatalogContext.searchOrderMemo, "search order: taken from the build cache"),
-                      (CatalogDomain.idOrderMemo, "product id order: taken from the build cache"),
-                      (CatalogDomain.popularityOrderMemo, "popularity order: taken from the build cache"),
-                      (Build.pathOrderMemo, "file order by path: taken from the build cache")]
+        let orders = [(CatalogContext.searchOrderName, "search order: taken from the build cache"),
+                      (CatalogDomain.idOrderName, "product id order: taken from the build cache"),
+                      (CatalogDomain.popularityOrderName, "popularity order: taken from the build cache"),
+                      (Build.pathOrderName, "file order by path: taken from the build cache")]
         // (One release history for all four: each order is checked on its own, and each is made wrong on its own
         // in the poisoned releases, where every one must be refused.)
         var (catalog, input, inc, full) = try firstRelease("kept-orders", count: 300)
@@ -194,7 +194,7 @@ final class IncrementalBuildTests: XCTestCase {
             try catalog.write(to: input)
             if let poison {
                 var cache = try BuildCache.readFile(cacheFile).get()
-                for (memo, _) in orders { cache.memos[memo] = poison(try XCTUnwrap(cache.memos[memo], memo, line: line)) }
+                for (name, _) in orders { cache.keptOrders[name] = poison(try XCTUnwrap(cache.keptOrders[name], name, line: line)) }
                 try Data(cache.encode()).write(to: cacheFile)
             }
             let (a, _) = try incrementalAndFull(input, inc, full, day: day)
@@ -203,16 +203,16 @@ final class IncrementalBuildTests: XCTestCase {
             return orders.map { _, taken in a.notes.contains { $0.hasPrefix(taken) } }
         }
         func check(_ took: [Bool], _ expected: Bool, line: UInt = #line) {
-            for ((memo, _), t) in zip(orders, took) { XCTAssertEqual(t, expected, memo, line: line) }
+            for ((name, _), t) in zip(orders, took) { XCTAssertEqual(t, expected, name, line: line) }
         }
         // (The first release's tree lacks a file every later one has: the files' order is taken from the second.)
         _ = try release(1, "price")
         check(try release(2, "price"), true)
         // The cache holds one index per item, each once; read and written again, it is the same file.
-        for (memo, _) in orders {
-            let order = try XCTUnwrap(try BuildCache.readFile(cacheFile).get().memos[memo], memo)
-            XCTAssertEqual(Set(order).count, order.count, memo)
-            XCTAssertGreaterThan(order.count, 250, memo)
+        for (name, _) in orders {
+            let order = try XCTUnwrap(try BuildCache.readFile(cacheFile).get().keptOrders[name], name)
+            XCTAssertEqual(Set(order).count, order.count, name)
+            XCTAssertGreaterThan(order.count, 250, name)
         }
         XCTAssertEqual(Data(try BuildCache.readFile(cacheFile).get().encode()), try Data(contentsOf: cacheFile))
         check(try release(3, "product added"), false)

@@ -106,8 +106,8 @@ final class StagedTreeTests: XCTestCase {
         try fm.createSymbolicLink(at: out.appendingPathComponent("products/c"), withDestinationURL: outside.appendingPathComponent("c"))
         let paths = ["products/a/details.json", "mirror/a/details.json", "products/b/details.json", "products/c/details.json"]
         let staged = try StagedTree(output: out, previous: Dictionary(uniqueKeysWithValues: paths.map { ($0, sha) }))
-        var keeper = StagedTree.Keeper()
-        XCTAssertEqual(paths.map { staged.keep($0, sha256: sha, size: bytes.count, in: &keeper) }, [true, false, true, false])
+        let keeper = StagedTree.Keeper()
+        XCTAssertEqual(paths.map { staged.keep($0, sha256: sha, size: bytes.count, in: keeper) }, [true, false, true, false])
         XCTAssertEqual(keeper.count, 2)
         XCTAssertFalse(staged.has("products/a/details.json"), "not the tree's until adopted")
         staged.adopt([keeper])
@@ -115,9 +115,9 @@ final class StagedTreeTests: XCTestCase {
         XCTAssertTrue(staged.has("products/b/details.json"))
         XCTAssertFalse(staged.has("mirror/a/details.json"))
         // Another hash, or another size: not kept.
-        var other = StagedTree.Keeper()
-        XCTAssertFalse(staged.keep("products/a/details.json", sha256: String(repeating: "1", count: 64), size: bytes.count, in: &other))
-        XCTAssertFalse(staged.keep("products/b/details.json", sha256: sha, size: bytes.count + 1, in: &other))
+        let other = StagedTree.Keeper()
+        XCTAssertFalse(staged.keep("products/a/details.json", sha256: String(repeating: "1", count: 64), size: bytes.count, in: other))
+        XCTAssertFalse(staged.keep("products/b/details.json", sha256: sha, size: bytes.count + 1, in: other))
         XCTAssertEqual(other.count, 0)
         XCTAssertEqual(try staged.commit().linked, 2)
     }

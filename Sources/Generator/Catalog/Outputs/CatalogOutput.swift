@@ -9,12 +9,12 @@ final class CatalogContext: @unchecked Sendable {
     let settings: CatalogSettings
     let generatedAt: String
     let threads: Int
-    /// The output's tree, for work kept from the build that made it (see `EarlierTree`).
-    let earlier: EarlierTree?
+    /// What the build before left, for work kept from it (see `PreviousBuild`).
+    let previous: PreviousBuild?
 
-    init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int, earlier: EarlierTree? = nil) {
+    init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int, previous: PreviousBuild? = nil) {
         self.model = model; self.site = site; self.settings = settings; self.generatedAt = generatedAt; self.threads = threads
-        self.earlier = earlier
+        self.previous = previous
     }
 
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
@@ -30,16 +30,16 @@ final class CatalogContext: @unchecked Sendable {
             return SearchOrderKey(group: UInt64(brand) << 32 | UInt64(categoryRank[p.categoryIndex]), p)
         }
         // The build before's order when it is still this one (no product moved: a price changed), else sorted.
-        if let kept = KeptOrder.taken(earlier?.memo(Self.searchOrderMemo), count: keys.count, by: { SearchOrderKey.precedes(keys[$0], keys[$1]) }) {
-            earlier?.note("search order: taken from the build cache (no product moved)")
+        if let kept = KeptOrder.taken(previous?.keptOrder(Self.searchOrderName), count: keys.count, by: { SearchOrderKey.precedes(keys[$0], keys[$1]) }) {
+            previous?.note("search order: taken from the build cache (no product moved)")
             return kept
         }
         // (The comparison reads only the keys: a closure over the store would retain it twice per comparison.)
         return Parallel.sorted(keys, threads: threads, by: SearchOrderKey.precedes).map(\.index)
     }()
 
-    /// The name the search order is kept under in the build cache (`DomainResult.memos`).
-    static let searchOrderMemo = "catalog.searchOrder"
+    /// The name the search order is kept under in the build cache (`DomainResult.keptOrders`).
+    static let searchOrderName = "catalog.searchOrder"
 
     /// What the search order compares first, as integers: brand and category ranks, then a name's first 8 bytes
     /// (big-endian, zero-padded: for two ASCII names that differ there, their order is the names' byte order).

@@ -90,9 +90,9 @@ struct RankedSearchOutput: CatalogOutput {
         let keptStore = { (r: Range<Int>) -> String? in
             guard let key = storeKey(r) else { return nil }
             storeKeys[r.lowerBound] = key
-            return c.earlier?.path(madeFrom: key, in: "search/store/")
+            return c.previous?.path(madeFrom: key, in: "search/store/")
         }
-        if let textKey, let earlier = c.earlier, let terms = Self.earlierTerms(earlier, textKey) {
+        if let textKey, let earlier = c.previous, let terms = Self.earlierTerms(earlier, textKey) {
             out = try builder.build(docs, folder: "search", threads: threads, terms: terms, keptStore: keptStore)
             earlier.note("search/: \(terms.paths.count) term and vocabulary files kept from the build before (no searchable text changed)")
             // Each is kept by its fingerprint; one the output no longer has as it was is made again (the whole term
@@ -137,14 +137,14 @@ struct RankedSearchOutput: CatalogOutput {
             files.append(f)
             keptShards += 1
         }
-        if keptShards > 0 { c.earlier?.note("search/store/: \(keptShards) of \(out.store.count) result-store shards kept from the build before") }
+        if keptShards > 0 { c.previous?.note("search/store/: \(keptShards) of \(out.store.count) result-store shards kept from the build before") }
         let meta = out.files.first { $0.path == out.metaPath }!
         return files + [file(meta.path, meta.text, nil)] + (try WebSearch.files(folder: "search", name: "search", title: "Search \(c.site.siteName)"))
     }
 
     /// The terms of the earlier build, when its term files were made from the same text (their fingerprint) and its
     /// meta file lists exactly those files.
-    static func earlierTerms(_ earlier: EarlierTree, _ textKey: Fingerprint) -> RankedIndexBuilder.Terms? {
+    static func earlierTerms(_ earlier: PreviousBuild, _ textKey: Fingerprint) -> RankedIndexBuilder.Terms? {
         let paths = earlier.paths(madeFrom: textKey)
         guard !paths.isEmpty, let bytes = earlier.read("search/meta.json"), let meta = try? JSONReader.parse(bytes),
               let terms = RankedIndexBuilder.Terms(meta: meta), terms.paths.count == paths.count, Set(terms.paths) == paths else { return nil }

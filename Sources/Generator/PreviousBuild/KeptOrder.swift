@@ -1,4 +1,4 @@
-/// Sorted orders a build keeps in its cache for the next one (`DomainResult.memos`, `BuildCache.memos`): the search order,
+/// Sorted orders a build keeps in its cache for the next one (`DomainResult.keptOrders`, `BuildCache.keptOrders`): the search order,
 /// the products' id and popularity orders, the files' order by path. Each comparison is a strict total order (it ends
 /// with a unique key), so the sorted order is unique, and a kept order that lists every item once, each strictly before
 /// the next, is it: one pass instead of a sort, when nothing moved (a price changed).
@@ -27,5 +27,5 @@ enum KeptOrder {
     }
 
     /// An order as the build cache keeps it.
-    static func memo(_ order: [Int]) -> [Int32] { order.map { Int32(truncatingIfNeeded: $0) } }
+    static func keep(_ order: [Int]) -> [Int32] { order.map { Int32(truncatingIfNeeded: $0) } }
 }
