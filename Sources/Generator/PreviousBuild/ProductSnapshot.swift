@@ -155,7 +155,22 @@ final class ProductSnapshot: @unchecked Sendable {
         guard case .success(let bytes) = BuildCache.readWhole(url) else { return nil }
         guard bytes.starts(with: magic), bytes.count >= magic.count + BuildCache.closing, BuildCache.closes(bytes) else { return nil }
         var r = BuildCache.Reader(bytes: bytes, at: magic.count, end: bytes.count - BuildCache.closing)
-        guard r.u32() == format, r.fingerprint() == ToolIdentity.digest, let key = r.fingerprint() else { return nil }
+        guard r.u32() == format, r.fingerprint() == ToolIdentity.digest, let key = r.fingerprint(),
+              let (tables, priceTexts, extras) = readTables(&r), let (chunks, recordCount) = readChunks(&r),
+              let table = readRecords(&r, count: recordCount),
+              let textCount = r.u64(), Int(textCount) == r.end - r.at else { return nil }
+        let snapshot = ProductSnapshot(key: key, chunks: chunks, records: table.records, idHashes: table.idHashes,
+                                       foldedHashes: table.foldedHashes, prices: priceTexts.map { JSONNumber(literal: $0) }, tables: tables,
+                                       extras: extras, made: table.made, bytes: bytes, textStart: r.at)
+        // The file is trusted to be ours, never to be sane.
+        guard snapshot.pointsInside(textCount: Int(textCount)), snapshot.hasTextAReadMakes(prices: priceTexts),
+              // Taken records never claim an id (or a file name) twice: they came from one read without an error.
+              Set(table.idHashes).count == table.idHashes.count, Set(table.foldedHashes).count == table.foldedHashes.count else { return nil }
+        return snapshot
+    }
+
+    /// The brands, brand keys, currencies and category ids; the prices' text; the extra fields' pairs.
+    private static func readTables(_ r: inout BuildCache.Reader) -> ([[String]], [String], [[(String, String)]])? {
         func strings() -> [String]? {
             guard let n = r.u32(), Int(n) <= r.end - r.at else { return nil }
             var out: [String] = []
@@ -165,14 +180,17 @@ final class ProductSnapshot: @unchecked Sendable {
         }
         var tables: [[String]] = []
         for _ in 0..<4 { guard let t = strings() else { return nil }; tables.append(t) }
-        guard let priceTexts = strings() else { return nil }
-        let prices = priceTexts.map { JSONNumber(literal: $0) }
-        guard let extraCount = r.u32(), Int(extraCount) <= r.end - r.at else { return nil }
+        guard let priceTexts = strings(), let extraCount = r.u32(), Int(extraCount) <= r.end - r.at else { return nil }
         var extras: [[(String, String)]] = []
         for _ in 0..<extraCount {
             guard let pairs = strings(), pairs.count % 2 == 0 else { return nil }
             extras.append(stride(from: 0, to: pairs.count, by: 2).map { (pairs[$0], pairs[$0 + 1]) })
         }
+        return (tables, priceTexts, extras)
+    }
+
+    /// Each chunk's digest, lines and records, and the number of records in all.
+    private static func readChunks(_ r: inout BuildCache.Reader) -> ([Fingerprint: Chunk], Int)? {
         guard let chunkCount = r.u32(), Int(chunkCount) <= r.end - r.at else { return nil }
         var chunks: [Fingerprint: Chunk] = [:]
         chunks.reserveCapacity(Int(chunkCount))
@@ -182,14 +200,17 @@ final class ProductSnapshot: @unchecked Sendable {
             chunks[digest] = Chunk(lines: Int(lines), records: recordCount..<(recordCount + Int(n)))
             recordCount += Int(n)
         }
-        guard recordCount <= (r.end - r.at) / recordSize else { return nil }
+        return (chunks, recordCount)
+    }
+
+    /// The fixed-size records, read in place (100,000 of them), with their claims' hashes and fingerprints.
+    private static func readRecords(_ r: inout BuildCache.Reader, count: Int)
+        -> (records: [ProductStore.Record], idHashes: [UInt64], foldedHashes: [UInt64], made: [Made])? {
+        guard count <= (r.end - r.at) / recordSize, let table = r.raw(count * recordSize) else { return nil }
         var records: [ProductStore.Record] = [], idHashes: [UInt64] = [], foldedHashes: [UInt64] = [], made: [Made] = []
-        records.reserveCapacity(recordCount); idHashes.reserveCapacity(recordCount); foldedHashes.reserveCapacity(recordCount)
-        made.reserveCapacity(recordCount)
-        // (Fixed-size records, read in place: 100,000 of them.)
-        guard let table = r.raw(recordCount * recordSize) else { return nil }
+        records.reserveCapacity(count); idHashes.reserveCapacity(count); foldedHashes.reserveCapacity(count); made.reserveCapacity(count)
         table.withUnsafeBytes { raw in
-            for k in 0..<recordCount {
+            for k in 0..<count {
                 var at = k * recordSize
                 func u32() -> UInt32 { defer { at += 4 }; return UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
                 func u64() -> UInt64 { defer { at += 8 }; return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
@@ -212,41 +233,39 @@ final class ProductSnapshot: @unchecked Sendable {
                     ratingAverage: Double(bitPattern: rating), price: price, ascii: flags & 2 != 0))
             }
         }
-        guard let textCount = r.u64(), Int(textCount) == r.end - r.at else { return nil }
-        let textStart = r.at
-        // Every record inside the text and the tables (the file is trusted to be ours, never to be sane).
-        let text = Int(textCount)
+        return (records, idHashes, foldedHashes, made)
+    }
+
+    /// Every record inside the text (`textCount` bytes) and the tables, every fingerprint's brand and category too.
+    private func pointsInside(textCount text: Int) -> Bool {
         func inTable(_ v: Int32, _ k: Int, optional: Bool) -> Bool { v >= 0 ? Int(v) < tables[k].count : optional && v == -1 }
         for m in made where !(m.brand == -2 && m.category == -2) {
-            guard m.brand >= -1, Int(m.brand) < tables[0].count, m.category >= 0, Int(m.category) < tables[3].count else { return nil }
+            guard m.brand >= -1, Int(m.brand) < tables[0].count, m.category >= 0, Int(m.category) < tables[3].count else { return false }
         }
         for x in records {
             guard x.textStart >= 0, x.idLength != ProductStore.Record.same, x.nameLength != ProductStore.Record.same,
                   x.textStart <= text, x.textLength <= text - x.textStart, x.line >= 0,
                   inTable(x.brand, 0, optional: true), inTable(x.brandKey, 1, optional: true), inTable(x.currency, 2, optional: false),
                   inTable(x.category, 3, optional: false), x.extra >= -1, Int(x.extra) < extras.count, x.price >= -1, Int(x.price) < prices.count
-            else { return nil }
+            else { return false }
         }
-        // Its text is what a read makes, since writers copy it into files as it is: each field UTF-8 (a record's whole
-        // text ASCII, or each field checked), each price a JSON number.
-        let fieldsValid = bytes.withUnsafeBufferPointer { b -> Bool in
-            for x in records {
-                let all = UnsafeBufferPointer(rebasing: b[(textStart + x.textStart)..<(textStart + x.textStart + x.textLength)])
-                if ProductStore.isASCII(all) { continue }
-                let same = ProductStore.Record.same
-                var fields = [0..<Int(x.idLength), x.nameOffset..<(x.nameOffset + Int(x.nameLength))]
-                if x.segmentLength != same { fields.append(x.segmentOffset..<(x.segmentOffset + Int(x.segmentLength))) }
-                if x.descriptionLength != same { fields.append(x.descriptionOffset..<(x.descriptionOffset + Int(x.descriptionLength))) }
-                if x.imageLength != same { fields.append(x.imageOffset..<(x.imageOffset + Int(x.imageLength))) }
-                for f in fields where String(validating: all[f], as: UTF8.self) == nil { return false }
-            }
-            return true
+        return true
+    }
+
+    /// Its text is what a read makes, since writers copy it into files as it is: each field UTF-8 (a record's whole
+    /// text ASCII, or each field checked), each price a JSON number.
+    private func hasTextAReadMakes(prices priceTexts: [String]) -> Bool {
+        for x in records {
+            let all = text(x)
+            if ProductStore.isASCII(all) { continue }
+            let same = ProductStore.Record.same
+            var fields = [0..<Int(x.idLength), x.nameOffset..<(x.nameOffset + Int(x.nameLength))]
+            if x.segmentLength != same { fields.append(x.segmentOffset..<(x.segmentOffset + Int(x.segmentLength))) }
+            if x.descriptionLength != same { fields.append(x.descriptionOffset..<(x.descriptionOffset + Int(x.descriptionLength))) }
+            if x.imageLength != same { fields.append(x.imageOffset..<(x.imageOffset + Int(x.imageLength))) }
+            for f in fields where String(validating: all[f], as: UTF8.self) == nil { return false }
         }
-        guard fieldsValid, priceTexts.allSatisfy(isNumber) else { return nil }
-        // Taken records never claim an id (or a file name) twice: they came from one read without an error.
-        guard Set(idHashes).count == idHashes.count, Set(foldedHashes).count == foldedHashes.count else { return nil }
-        return ProductSnapshot(key: key, chunks: chunks, records: records, idHashes: idHashes, foldedHashes: foldedHashes,
-                               prices: prices, tables: tables, extras: extras, made: made, bytes: bytes, textStart: textStart)
+        return priceTexts.allSatisfy(Self.isNumber)
     }
 
     /// Whether `text` is a JSON number (RFC 8259: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`).
@@ -339,94 +358,12 @@ final class ProductSnapshot: @unchecked Sendable {
     /// shares): `store` and `check` are then to be thrown away. `chunker` cuts the file as it is read.
     func read(_ url: URL, display: String, check: inout CatalogCheck, into store: ProductStore.Builder,
               chunker: inout LineChunker, threads: Int) throws -> Taken? {
-        var remap = tables.map { [Int32](repeating: -2, count: $0.count) }
-        var used = Set<Fingerprint>()
-        var taken: [Range<Int>] = [], made: [Range<Int>] = []
-        var count = 0, reused = 0, failed = false
-        var origins: [Int32] = [], ids: [UInt64] = [], folds: [UInt64] = []
-        origins.reserveCapacity(records.count); ids.reserveCapacity(records.count); folds.reserveCapacity(records.count)
-        store.records.reserveCapacity(records.count)
-        func map(_ v: Int32, _ table: ProductStore.Builder.Table) -> Int32 {
-            guard v >= 0 else { return v }
-            let k = table.rawValue
-            if remap[k][Int(v)] == -2 { remap[k][Int(v)] = store.intern(tables[k][Int(v)], in: table) }
-            return remap[k][Int(v)]
-        }
-        // Chunks in file order, until a few megabytes of them are to be read anew: those are then parsed and checked in
-        // parallel, and the queue is stored in order (each taken chunk's records, each other chunk's claims then made).
-        enum Item { case taken(Range<Int>, firstLine: Int), anew(bytes: [UInt8], firstLine: Int) }
-        var queue: [Item] = [], queuedBytes = 0
-        func storeTaken(_ range: Range<Int>, firstLine: Int) {
-            for i in range {
-                let x = records[i]
-                // (Interned in the order `append` interns: brand, brand key, currency, category.)
-                let brand = map(x.brand, .brand), brandKey = map(x.brandKey, .brandKey)
-                let currency = map(x.currency, .currency), category = map(x.category, .category)
-                store.append(stored: x, text: text(x), line: firstLine + Int(x.line), brand: brand, brandKey: brandKey,
-                             currency: currency, category: category, price: x.price >= 0 ? prices[Int(x.price)] : nil,
-                             extra: x.extra >= 0 ? extras[Int(x.extra)] : nil)
-                origins.append(Int32(i)); ids.append(idHashes[i]); folds.append(foldedHashes[i])
-            }
-            taken.append(range)
-            count += range.count
-        }
-        /// Parses, checks and stores the queue; false once the file cannot be read this way.
-        @discardableResult
-        func flush() -> Bool {
-            defer { queue = []; queuedBytes = 0 }
-            guard !failed else { return false }
-            var anew: [(bytes: [UInt8], firstLine: Int)] = []
-            for case .anew(let bytes, let firstLine) in queue { anew.append((bytes, firstLine)) }
-            let parsed = Parallel.map(anew.count, threads: threads) { k in
-                anew[k].bytes.withUnsafeBufferPointer { ProductFileReader.parseLines($0, firstLine: anew[k].firstLine, display: display, threads: 1) }
-            }
-            guard parsed.allSatisfy({ $0.errors.isEmpty }) else { failed = true; return false }
-            var batch = check.checked(parsed.flatMap(\.records), threads: threads)
-            check.reserve(parsed.reduce(0) { $0 + $1.records.count }, in: store)
-            var next = 0, k = 0
-            for item in queue {
-                switch item {
-                case .taken(let range, let firstLine): storeTaken(range, firstLine: firstLine)
-                case .anew:
-                    let n = parsed[k].records.count
-                    k += 1
-                    let before = store.records.count
-                    check.claim(&batch, next..<(next + n), into: store)
-                    next += n
-                    guard check.errors.isEmpty else { failed = true; return false }
-                    made.append(before..<store.records.count)
-                    for x in store.records[before...] {
-                        origins.append(-1); ids.append(ByteHash.of(store.idUTF8(x))); folds.append(Self.foldedHash(store.segmentUTF8(x)))
-                    }
-                    count += n
-                }
-            }
-            return true
-        }
-        func take(_ chunk: LineChunker.Chunk, _ lines: UnsafeBufferPointer<UInt8>) {
-            guard !failed else { return }
-            if let c = chunks[chunk.digest], c.lines == chunk.lines, used.insert(chunk.digest).inserted {
-                if queue.isEmpty { storeTaken(c.records, firstLine: chunk.firstLine) } else { queue.append(.taken(c.records, firstLine: chunk.firstLine)) }
-                reused += chunk.lines
-            } else {
-                queue.append(.anew(bytes: Array(lines), firstLine: chunk.firstLine))
-                queuedBytes += lines.count
-                if queuedBytes >= 4 << 20 { flush() }
-            }
-        }
-        try ProductFileReader.forEachLineRun(url, display: display) { run in chunker.feed(run, take) }
-        chunker.finish(take)
-        // (Asked of flush, not of `failed`: the compiler took the flag, set only in nested functions, for always false.)
-        guard flush() else { return nil }
-        // Records read anew against the records taken: an id or a folded file name both claim is a full read's error.
-        var madeIds = Set<UInt64>(), madeFolds = Set<UInt64>()
-        for range in made { for k in range { madeIds.insert(ids[k]); madeFolds.insert(folds[k]) } }
-        if !madeIds.isEmpty {
-            for range in taken {
-                for i in range where madeIds.contains(idHashes[i]) || madeFolds.contains(foldedHashes[i]) { return nil }
-            }
-        }
-        return Taken(records: count, reusedLines: reused, origins: origins, idHashes: ids, foldedHashes: folds)
+        var taking = Taking(self, check: check, store: store, display: display, threads: threads)
+        try ProductFileReader.forEachLineRun(url, display: display) { run in chunker.feed(run) { taking.take($0, $1) } }
+        chunker.finish { taking.take($0, $1) }
+        let taken = taking.finish()
+        check = taking.check
+        return taken
     }
 
     /// What `read` took: the number of records read and of lines taken; for each record of the builder, the snapshot
