@@ -115,74 +115,114 @@ struct CatalogCheck {
         }
     }
 
+    /// A field that breaks its policy: the input field's name and what is wrong.
+    private struct FieldProblem: Error { let field: String; let message: String }
+
+    /// One record checked: its id and path segment, then every field. A problem with the id is an `idError` (the
+    /// record claims nothing), a problem with another field a `fieldError` (its id is still claimed).
     private func check(_ r: RawRecord, known: Set<String>, paths: FieldPaths) -> Checked {
-        let f = settings.fields
         var result = Checked()
-        func fail(_ field: String, _ msg: String) -> Checked {
-            let e = BuildError(file: productsFile, line: r.line, field: field, msg)
+        do throws(FieldProblem) {
+            let (id, segment) = try identity(r, paths)
+            result.id = id; result.segment = segment; result.folded = segment.lowercased()
+            result.product = try fields(r, id: id, segment: segment, known: known, paths: paths)
+        } catch {
+            let e = BuildError(file: productsFile, line: r.line, field: error.field, error.message)
             if result.segment == nil { result.idError = e } else { result.fieldError = e }
-            return result
         }
-        func str(_ path: [String]) -> String? {
-            switch r.value(path) {
-            case .string(let s)?: return s.trimmedFast
-            case .number(let n)?: return n.description
-            case .bool(let b)?: return b ? "true" : "false"
-            default: return nil
-            }
+        return result
+    }
+
+    /// A field's text as the products show it (numbers and booleans as their text); nil when absent or not a scalar.
+    private func text(_ r: RawRecord, _ path: [String]) -> String? {
+        switch r.value(path) {
+        case .string(let s)?: return s.trimmedFast
+        case .number(let n)?: return n.description
+        case .bool(let b)?: return b ? "true" : "false"
+        default: return nil
         }
+    }
+
+    /// The record's id and the path segment its files are named by.
+    private func identity(_ r: RawRecord, _ paths: FieldPaths) throws(FieldProblem) -> (id: String, segment: String) {
+        let field = settings.fields["id"]!
         if case .json(let j) = r.source, j.objectValue == nil {
-            return fail(f["id"]!, "expected a JSON object per record, found \(j.typeName)")
+            throw FieldProblem(field: field, message: "expected a JSON object per record, found \(j.typeName)")
         }
-        guard let id = str(paths.id), !id.isEmpty else { return fail(f["id"]!, "is missing (every product needs an id)") }
-        let segment: String
-        do { segment = try SafePath.segment(id) } catch { return fail(f["id"]!, "product id \(Excerpt.quote(id)) \(error)") }
-        result.id = id; result.segment = segment; result.folded = segment.lowercased()
-        guard let name = str(paths.name), !name.isEmpty else { return fail(f["name"]!, "is missing (product \(Excerpt.quote(id)))") }
-        var price: JSONNumber? = nil
+        guard let id = text(r, paths.id), !id.isEmpty else { throw FieldProblem(field: field, message: "is missing (every product needs an id)") }
+        do { return (id, try SafePath.segment(id)) } catch { throw FieldProblem(field: field, message: "product id \(Excerpt.quote(id)) \(error)") }
+    }
+
+    /// Every other field of a record whose id is known.
+    private func fields(_ r: RawRecord, id: String, segment: String, known: Set<String>, paths: FieldPaths) throws(FieldProblem) -> Fields {
+        guard let name = text(r, paths.name), !name.isEmpty else {
+            throw FieldProblem(field: settings.fields["name"]!, message: "is missing (product \(Excerpt.quote(id)))")
+        }
+        let brand = text(r, paths.brand).flatMap { $0.isEmpty ? nil : $0 }
+        return Fields(id: id, segment: segment, name: name, description: text(r, paths.description) ?? "",
+                      brand: brand, brandKey: brand.map(CatalogCheck.brandKey),
+                      price: try price(r, paths), currency: text(r, paths.currency) ?? "USD", inStock: try inStock(r, paths),
+                      imageUrl: text(r, paths.imageUrl).flatMap { $0.isEmpty ? nil : $0 },
+                      ratingAverage: try ratingAverage(r, paths), ratingCount: try ratingCount(r, paths),
+                      categoryId: text(r, paths.category) ?? "", extra: extraFields(r, known: known), line: r.line)
+    }
+
+    /// The price, exactly as written (its literal) once it is known to be money an exact decimal carries (see
+    /// `Money`); nil when there is none.
+    private func price(_ r: RawRecord, _ paths: FieldPaths) throws(FieldProblem) -> JSONNumber? {
+        let field = settings.fields["price"]!
         switch r.value(paths.price) {
         case .number(let n)?:
-            // Kept as written (its literal), once it is known to be money an exact decimal carries (see Money).
-            do { if try Money.check(n) { return fail(f["price"]!, "must be a non-negative number, found \(n)") } } catch {
-                return fail(f["price"]!, "\(error)")
-            }
-            price = n
+            let negative: Bool
+            do { negative = try Money.check(n) } catch { throw FieldProblem(field: field, message: "\(error)") }
+            if negative { throw FieldProblem(field: field, message: "must be a non-negative number, found \(n)") }
+            return n
         case .string(let s)?:
-            if s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { break }
-            do {
-                let d = try Money.parse(s)
-                if d < 0 { return fail(f["price"]!, "must be a non-negative number, found \(Money.quote(s))") }
-                price = JSONNumber(d)
-            } catch { return fail(f["price"]!, "is not a price: \(error)") }
-        case nil, .null?: break
-        case let v?: return fail(f["price"]!, "expected a number, found \(v.typeName)")
+            if s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return nil }
+            let d: Decimal
+            do { d = try Money.parse(s) } catch { throw FieldProblem(field: field, message: "is not a price: \(error)") }
+            if d < 0 { throw FieldProblem(field: field, message: "must be a non-negative number, found \(Money.quote(s))") }
+            return JSONNumber(d)
+        case nil, .null?: return nil
+        case let v?: throw FieldProblem(field: field, message: "expected a number, found \(v.typeName)")
         }
-        var inStock = true
+    }
+
+    /// In stock unless the record says otherwise (true/false, yes/no, 1/0, y/n).
+    private func inStock(_ r: RawRecord, _ paths: FieldPaths) throws(FieldProblem) -> Bool {
+        let field = settings.fields["inStock"]!
         switch r.value(paths.inStock) {
-        case .bool(let b)?: inStock = b
+        case .bool(let b)?: return b
         case .string(let s)?:
             switch s.lowercased() {
-            case "true", "yes", "1", "y": inStock = true
-            case "false", "no", "0", "n": inStock = false
-            default: return fail(f["inStock"]!, "expected true or false, found \(Excerpt.quote(s))")
+            case "true", "yes", "1", "y": return true
+            case "false", "no", "0", "n": return false
+            default: throw FieldProblem(field: field, message: "expected true or false, found \(Excerpt.quote(s))")
             }
-        case nil, .null?: break
-        case let v?: return fail(f["inStock"]!, "expected true or false, found \(v.typeName)")
+        case nil, .null?: return true
+        case let v?: throw FieldProblem(field: field, message: "expected true or false, found \(v.typeName)")
         }
-        var ratingAverage: Double? = nil
-        if let v = r.value(paths.ratingAverage), !v.isNull {
-            guard let d = v.doubleValue ?? v.stringValue.flatMap(Double.init), d >= 0, d <= 5 else {
-                return fail(f["ratingAverage"]!, "expected a rating between 0 and 5, found \(Excerpt.text(v.compactText))")
-            }
-            ratingAverage = d
+    }
+
+    private func ratingAverage(_ r: RawRecord, _ paths: FieldPaths) throws(FieldProblem) -> Double? {
+        guard let v = r.value(paths.ratingAverage), !v.isNull else { return nil }
+        guard let d = v.doubleValue ?? v.stringValue.flatMap(Double.init), d >= 0, d <= 5 else {
+            throw FieldProblem(field: settings.fields["ratingAverage"]!, message: "expected a rating between 0 and 5, found \(Excerpt.text(v.compactText))")
         }
-        var ratingCount = 0
-        if let v = r.value(paths.ratingCount), !v.isNull {
-            guard let n = v.intValue ?? v.stringValue.flatMap({ Int($0) }), n >= 0 else {
-                return fail(f["ratingCount"]!, "expected a whole number of reviews, found \(Excerpt.text(v.compactText))")
-            }
-            ratingCount = n
+        return d
+    }
+
+    private func ratingCount(_ r: RawRecord, _ paths: FieldPaths) throws(FieldProblem) -> Int {
+        guard let v = r.value(paths.ratingCount), !v.isNull else { return 0 }
+        guard let n = v.intValue ?? v.stringValue.flatMap({ Int($0) }), n >= 0 else {
+            throw FieldProblem(field: settings.fields["ratingCount"]!, message: "expected a whole number of reviews, found \(Excerpt.text(v.compactText))")
         }
+        return n
+    }
+
+    /// The record's other fields, shown as specifications on its page: a JSON record's scalars in its order, a CSV
+    /// row's non-empty cells by column name.
+    private func extraFields(_ r: RawRecord, known: Set<String>) -> [(String, String)] {
         var extra: [(String, String)] = []
         if case .json(let j) = r.source, let o = j.objectValue {
             for m in o.members where !known.contains(m.key) {
@@ -196,14 +236,7 @@ struct CatalogCheck {
         } else if case .csv(let row) = r.source {
             for (k, v) in row.sorted(by: { $0.key < $1.key }) where !known.contains(k) && !v.isEmpty { extra.append((k, v)) }
         }
-        let brand = str(paths.brand).flatMap { $0.isEmpty ? nil : $0 }
-        result.product = Fields(id: id, segment: segment, name: name, description: str(paths.description) ?? "",
-                                brand: brand, brandKey: brand.map(CatalogCheck.brandKey),
-                                price: price, currency: str(paths.currency) ?? "USD", inStock: inStock,
-                                imageUrl: str(paths.imageUrl).flatMap { $0.isEmpty ? nil : $0 },
-                                ratingAverage: ratingAverage, ratingCount: ratingCount,
-                                categoryId: str(paths.category) ?? "", extra: extra, line: r.line)
-        return result
+        return extra
     }
 
     /// Case- and diacritic-folded brand key: DEWALT, Dewalt and DeWALT are one brand.
