@@ -53,7 +53,7 @@ public struct BuildCache: Sendable {
     static let closing = 16
     /// Whether `bytes` end with the checksum of what comes before.
     static func closes(_ bytes: [UInt8]) -> Bool {
-        bytes.count >= closing && bytes.withUnsafeBytes { Checksum.of(UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count - closing)])) } == Array(bytes.suffix(closing))
+        bytes.count >= closing && Checksum.of(bytes[..<(bytes.count - closing)]) == Array(bytes.suffix(closing))
     }
 
     public init(release: String, entries: [String: Entry], order: [String]? = nil) {
@@ -96,13 +96,7 @@ public struct BuildCache: Sendable {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return .failure(.notACache) }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n <= 0 { if n < 0 && errno == EINTR { continue }; return .failure(.damaged) }
-            done += n
-        }
+        guard let bytes = FileIO.pread(fd, count: Int(st.st_size), position: 0) else { return .failure(.damaged) }
         return .success(bytes)
     }
 
@@ -167,8 +161,8 @@ public struct BuildCache: Sendable {
     /// `hashed`: the checksum's state after `body` when the caller took it already (on another thread).
     static func finish(_ body: [UInt8], hashed: Checksum? = nil, stamps: [String: FileStamp], keptOrders: [String: [Int32]] = [:]) -> [UInt8] {
         var out: [UInt8] = []
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
-        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        func u32(_ v: UInt32) { out.appendLittleEndian(v) }
+        func u64(_ v: UInt64) { out.appendLittleEndian(v) }
         u32(UInt32(stamps.count))
         for (path, st) in stamps.sorted(by: { $0.key < $1.key }) {
             var p = path
@@ -194,11 +188,11 @@ public struct BuildCache: Sendable {
     static func encode<S: Sequence>(release: String, _ entries: S) -> [UInt8] where S.Element == (String, Entry) {
         var out = magic
         out.reserveCapacity(1 << 20)
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
-        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        func u32(_ v: UInt32) { out.appendLittleEndian(v) }
+        func u64(_ v: UInt64) { out.appendLittleEndian(v) }
         func text(_ s: String) { var s = s; s.withUTF8 { u in u32(UInt32(u.count)); out += u } }
         // (Its 32 bytes as `Fingerprint.bytes` gives them, without an array per fingerprint: 300,000 of them at 100k.)
-        func fingerprint(_ f: Fingerprint) { withUnsafeBytes(of: (f.a.bigEndian, f.b.bigEndian, f.c.bigEndian, f.d.bigEndian)) { out += $0 } }
+        func fingerprint(_ f: Fingerprint) { out.append(f) }
         func digits(_ hex: String) {
             // 64 hex digits → 32 bytes, straight into the buffer.
             var h = hex
@@ -223,7 +217,7 @@ public struct BuildCache: Sendable {
             for v in e.order { u32(UInt32(bitPattern: v)) }
             u32(UInt32(e.checksum.count)); out += e.checksum
         }
-        withUnsafeBytes(of: count.littleEndian) { for (k, b) in $0.enumerated() { out[countAt + k] = b } }
+        for k in 0..<4 { out[countAt + k] = UInt8(truncatingIfNeeded: count >> (8 * k)) }   // (little-endian, as u32 writes)
         return out
     }
 
@@ -237,8 +231,7 @@ public struct BuildCache: Sendable {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
-        var head = [UInt8](repeating: 0, count: magic.count)
-        return head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) } == magic.count && head == magic
+        return FileIO.pread(fd, count: magic.count, position: 0) == magic
     }
 
     /// Writes the cache to `url` through a temporary file and a rename, so a reader never sees half a cache. A file
@@ -303,7 +296,7 @@ public struct BuildCache: Sendable {
     /// Writes `bytes` to a file made anew at `tmp` (a temporary name of ours: one left by a killed process with this
     /// pid is removed first; nothing is followed), creating its folder if needed; false (and no file) on failure.
     static func write(_ bytes: [UInt8], toNew tmp: URL) -> Bool {
-        write(toNew: tmp) { fd in bytes.withUnsafeBytes { writeAll(fd, $0) } }
+        write(toNew: tmp) { fd in FileIO.writeAll(fd, bytes) }
     }
 
     /// The same, the file's bytes written by `fill` to the descriptor it is given.
@@ -318,16 +311,6 @@ public struct BuildCache: Sendable {
         return ok
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var off = 0
-        while off < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
-            if n <= 0 { if n < 0 && errno == EINTR { continue }; return false }
-            off += n
-        }
-        return true
-    }
-
     /// Little-endian fields after a magic, closed by the checksum of everything before it (the layout `Reader` reads),
     /// written to a file a megabyte at a time (a file of 50 MB is never held whole).
     struct Writer {
@@ -337,26 +320,24 @@ public struct BuildCache: Sendable {
         private(set) var failed = false
         init(_ magic: [UInt8], fd: Int32) { self.fd = fd; out = magic; out.reserveCapacity(1 << 20 + 65536) }
         mutating func byte(_ v: UInt8) { out.append(v) }
-        mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
-        mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
+        mutating func u32(_ v: UInt32) { out.appendLittleEndian(v) }
+        mutating func u64(_ v: UInt64) { out.appendLittleEndian(v) }
         mutating func text(_ s: String) { var s = s; s.withUTF8 { u in u32(UInt32(u.count)); out += u }; spill() }
-        mutating func fingerprint(_ f: Fingerprint) { withUnsafeBytes(of: (f.a.bigEndian, f.b.bigEndian, f.c.bigEndian, f.d.bigEndian)) { out += $0 } }
+        mutating func fingerprint(_ f: Fingerprint) { out.append(f) }
         mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) { out += bytes; spill() }
         /// Hands what is written so far to the file once there is a megabyte of it (callers of the small writes call
         /// it now and then).
         mutating func spill(over limit: Int = 1 << 20) {
             guard out.count >= limit else { return }
-            out.withUnsafeBytes { raw in
-                digest.update(raw)
-                if !failed && !BuildCache.writeAll(fd, raw) { failed = true }
-            }
+            digest.update(out)
+            if !failed && !FileIO.writeAll(fd, out) { failed = true }
             out.removeAll(keepingCapacity: true)
         }
         /// Writes the rest and the digest; true when every byte was written.
         mutating func finish() -> Bool {
             spill(over: 0)
             let d = digest.finalize()
-            return !failed && d.withUnsafeBytes { BuildCache.writeAll(fd, $0) }
+            return !failed && FileIO.writeAll(fd, d)
         }
     }
 

@@ -29,23 +29,21 @@ public struct FileStamp: Equatable, Sendable {
 }
 
 /// Files of a previous release already hashed and found as its index lists them, by path, with their stamp then.
-final class VerifiedFiles: @unchecked Sendable {
-    private var stamps: [String: FileStamp] = [:]
-    private let lock = NSLock()
-    func add(_ path: String, _ stamp: FileStamp) { lock.lock(); stamps[path] = stamp; lock.unlock() }
+final class VerifiedFiles: Sendable {
+    private let stamps = Locked<[String: FileStamp]>([:])
+    func add(_ path: String, _ stamp: FileStamp) { stamps.withLock { $0[path] = stamp } }
     /// Stamps the files had when they were known to be as the index lists them (a build cache's, see `BuildCache.stamps`).
-    func add(_ known: [String: FileStamp]) { lock.lock(); stamps.merge(known) { a, _ in a }; lock.unlock() }
+    func add(_ known: [String: FileStamp]) { stamps.withLock { $0.merge(known) { a, _ in a } } }
     /// Whether the file at `path` was verified and still has the stamp it had then.
     func has(_ path: String, _ stamp: FileStamp?) -> Bool {
         guard let stamp else { return false }
-        lock.lock(); defer { lock.unlock() }
-        return stamps[path] == stamp
+        return stamps.withLock { $0[path] == stamp }
     }
 }
 
 /// A file of the previous tree read in parts (`pread`), after its size and sha256 were checked against its index entry
 /// by reading it once in blocks: a rebuild copies most of a 90 MB index from it without holding it in memory.
-final class EarlierFile: @unchecked Sendable {
+final class EarlierFile: Sendable {
     private let fd: Int32
     let size: Int
 
@@ -63,15 +61,12 @@ final class EarlierFile: @unchecked Sendable {
         size = expected.size
         if known(stamp) { return }
         var h = SHA256(), fast = Checksum()
-        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { block.deallocate() }
+        var block = [UInt8](repeating: 0, count: 1 << 20)
         var at = 0
         while at < size {
-            let n = pread(fd, block.baseAddress!, min(block.count, size - at), off_t(at))
-            if n < 0 && errno == EINTR { continue }
+            let n = FileIO.pread(fd, into: &block, count: min(block.count, size - at), position: at)
             guard n > 0 else { close(fd); return nil }
-            let read = UnsafeRawBufferPointer(rebasing: block[..<n])
-            if checksum.isEmpty { h.update(bufferPointer: read) } else { fast.update(read) }
+            if checksum.isEmpty { h.update(data: block[..<n]) } else { fast.update(block[..<n]) }
             at += n
         }
         let same = checksum.isEmpty ? BuildCache.hex(Array(h.finalize())) == expected.sha256 : fast.finalize() == checksum
@@ -81,21 +76,8 @@ final class EarlierFile: @unchecked Sendable {
     deinit { close(fd) }
 
     /// The whole file; nil when it is shorter than it was now.
-    func readAll() -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: size)
-        guard bytes.withUnsafeMutableBytes({ read(0, $0) }) else { return nil }
-        return bytes
-    }
+    func readAll() -> [UInt8]? { FileIO.pread(fd, count: size, position: 0) }
 
     /// Fills `buffer` from `offset`; false when the file is shorter than that now.
-    func read(_ offset: Int, _ buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        var done = 0
-        while done < buffer.count {
-            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            done += n
-        }
-        return true
-    }
+    func read(_ offset: Int, _ buffer: UnsafeMutableRawBufferPointer) -> Bool { FileIO.pread(fd, filling: buffer, position: offset) }
 }

@@ -23,14 +23,11 @@ enum InputFingerprint {
             let dir = prefix.isEmpty ? root.path : root.path + "/" + prefix
             guard let d = opendir(dir) else { continue }
             defer { closedir(d) }
-            while let e = readdir(d) {
-                let name = withUnsafePointer(to: e.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-                }
-                if name == "." || name == ".." { continue }
+            FileIO.forEachEntry(d) { raw, _ in
+                let name = String(decoding: raw, as: UTF8.self)
                 let rel = prefix.isEmpty ? name : prefix + "/" + name
                 var st = stat()
-                guard lstat(dir + "/" + name, &st) == 0 else { continue }
+                guard lstat(dir + "/" + name, &st) == 0 else { return }
                 switch st.st_mode & S_IFMT {
                 case S_IFDIR: folders.append(rel)
                 case S_IFREG: entries.append((rel, 0))

@@ -13,7 +13,7 @@ import Foundation
 /// All of it is a speed-up and nothing else: without it (a first build, `--no-cache`, a cache of another release or
 /// another executable) the build makes the same bytes. The cache is read on a thread of its own while the domains
 /// read their inputs; what a domain asks of it waits for that read.
-final class PreviousBuild: @unchecked Sendable {
+final class PreviousBuild: Sendable {
     /// The release in the output folder (nil: none, or a first build).
     let tree: PreviousRelease?
     /// Where the build cache is.
@@ -23,14 +23,15 @@ final class PreviousBuild: @unchecked Sendable {
     /// The cache being read (nil with `--no-cache`, or when there is no tree it could describe).
     private let reading: Background<Result<BuildCache, BuildCache.Unused>>?
 
-    /// The cache's entries, once taken (`takeCache`): empty when it cannot be used.
-    private(set) var entries: [String: BuildCache.Entry] = [:]
-    /// The cache was read and taken: it describes the output's release, made by this very executable.
-    private(set) var cacheTaken = false
+    /// The cache's entries once taken (`takeCache`), and whether it was: it describes the output's release, made by
+    /// this very executable.
+    private let taken = Locked<(entries: [String: BuildCache.Entry], taken: Bool)>(([:], false))
+    var entries: [String: BuildCache.Entry] { taken.withLock { $0.entries } }
+    var cacheTaken: Bool { taken.withLock { $0.taken } }
 
-    private let lock = NSLock()
-    private var said: [String] = []
-    private var byFingerprint: [String: [Fingerprint: String]] = [:]
+    /// What was kept, for the summary; the files of a folder by fingerprint (made once per folder).
+    private let said = Locked<[String]>([])
+    private let byFingerprint = Locked<[String: [Fingerprint: String]]>([:])
 
     /// The output's tree (the release `previous` when the build follows the output's own, else whatever the output
     /// holds), and its cache being read when the cache is used.
@@ -69,7 +70,7 @@ final class PreviousBuild: @unchecked Sendable {
     /// After the domains: the cache's entries taken for the build's own stages; why it cannot be used, if it cannot.
     func takeCache() throws -> String? {
         switch try reading?.wait() {
-        case .success(let c)?: entries = c.entries; cacheTaken = true; return nil
+        case .success(let c)?: taken.withLock { $0 = (c.entries, true) }; return nil
         case .failure(let why)?: return why.description
         case nil: return nil
         }
@@ -105,8 +106,8 @@ final class PreviousBuild: @unchecked Sendable {
     func keptOrder(_ name: String) -> [Int32]? { cache?.keptOrders[name] }
 
     /// What was kept this way, for the build's summary.
-    var notes: [String] { lock.lock(); defer { lock.unlock() }; return said }
-    func note(_ text: String) { lock.lock(); said.append(text); lock.unlock() }
+    var notes: [String] { said.withLock { $0 } }
+    func note(_ text: String) { said.withLock { $0.append(text) } }
 
     /// The files the cache says were made from `fingerprint`.
     func paths(madeFrom fingerprint: Fingerprint) -> Set<String> {
@@ -117,16 +118,17 @@ final class PreviousBuild: @unchecked Sendable {
     /// once: hundreds of content-named shards each look themselves up).
     func path(madeFrom fingerprint: Fingerprint, in folder: String) -> String? {
         let entries = cache?.entries ?? [:]
-        lock.lock(); defer { lock.unlock() }
-        if byFingerprint[folder] == nil {
-            var table: [Fingerprint: String] = [:]
-            for (path, e) in entries where path.hasPrefix(folder) && path.utf8.count > folder.utf8.count {
-                // (Two files of one fingerprint: neither is taken.)
-                table[e.fingerprint] = table[e.fingerprint] == nil ? path : ""
+        return byFingerprint.withLock { byFingerprint in
+            if byFingerprint[folder] == nil {
+                var table: [Fingerprint: String] = [:]
+                for (path, e) in entries where path.hasPrefix(folder) && path.utf8.count > folder.utf8.count {
+                    // (Two files of one fingerprint: neither is taken.)
+                    table[e.fingerprint] = table[e.fingerprint] == nil ? path : ""
+                }
+                byFingerprint[folder] = table
             }
-            byFingerprint[folder] = table
+            return byFingerprint[folder]![fingerprint].flatMap { $0.isEmpty ? nil : $0 }
         }
-        return byFingerprint[folder]![fingerprint].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// A file's bytes, when the output still has it as the release's index describes it (size and hash).

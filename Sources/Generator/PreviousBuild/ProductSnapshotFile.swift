@@ -6,40 +6,42 @@ import Schemas
 /// The products snapshot of a build's cache: read on a thread of its own from the start of the build, taken once by
 /// the catalog; the next one written, on a thread of its own, to a temporary file beside it, which takes its place
 /// when the build's cache is saved (and is removed otherwise).
-final class ProductSnapshotFile: @unchecked Sendable {
+final class ProductSnapshotFile: Sendable {
     let url: URL
-    private var reading: Background<ProductSnapshot?>?
-    private var writing: Background<Bool>?
     private let temporary: URL
-    private let lock = NSLock()
-    private var reusedLines = 0
+    private struct State {
+        var reading: Background<ProductSnapshot?>?
+        var writing: Background<Bool>?
+        var reusedLines = 0
+    }
+    private let state: Locked<State>
 
     init(url: URL) {
         self.url = url
         temporary = BuildCache.temporary(for: url)
-        reading = Background { ProductSnapshot.read(url) }
+        state = Locked(State(reading: Background { ProductSnapshot.read(url) }))
     }
 
     /// The snapshot read, handed over (nil: none that can be used); once.
     func take() -> ProductSnapshot? {
-        lock.lock(); let r = reading; reading = nil; lock.unlock()
+        let r = state.withLock { s in defer { s.reading = nil }; return s.reading }
         return (try? r?.take()) ?? nil
     }
 
     /// Lines whose records were taken from the snapshot (`BuildSummary.productLinesReused`).
-    var reused: Int { lock.lock(); defer { lock.unlock() }; return reusedLines }
-    func noteReused(_ n: Int) { lock.lock(); reusedLines = n; lock.unlock() }
+    var reused: Int { state.withLock { $0.reusedLines } }
+    func noteReused(_ n: Int) { state.withLock { $0.reusedLines = n } }
 
     /// Writes the next snapshot to the temporary file on a thread of its own (`write` returns whether all of it was).
     func write(_ write: @escaping @Sendable (Int32) -> Bool) {
         let temporary = self.temporary
         let task = Background { BuildCache.write(toNew: temporary, write) }
-        lock.lock(); writing = task; lock.unlock()
+        state.withLock { $0.writing = task }
     }
 
     /// Puts the snapshot written in place (a build whose tree is in place); a warning when it could not be.
     func commit() -> String? {
-        lock.lock(); let task = writing; writing = nil; lock.unlock()
+        let task = state.withLock { s in defer { s.writing = nil }; return s.writing }
         guard let task, (try? task.take()) == true else { return nil }
         return BuildCache.replace(url, with: temporary, magic: ProductSnapshot.magic,
                                   refusal: "\(url.path) exists and is not a products snapshot: it was left alone and no snapshot was written",
@@ -48,7 +50,7 @@ final class ProductSnapshotFile: @unchecked Sendable {
 
     /// Lets go of what is still running; a snapshot written but not committed is removed.
     func close() {
-        lock.lock(); let r = reading, w = writing; reading = nil; writing = nil; lock.unlock()
+        let (r, w) = state.withLock { s in defer { s.reading = nil; s.writing = nil }; return (s.reading, s.writing) }
         r?.join()
         if let w { w.join(); unlink(temporary.path) }
     }

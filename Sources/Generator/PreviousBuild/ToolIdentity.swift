@@ -19,14 +19,10 @@ enum ToolIdentity {
         }
         // Otherwise the whole executable, hashed in blocks (30 MB: never held).
         var h = SHA256()
-        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { block.deallocate() }
+        var block = [UInt8](repeating: 0, count: 1 << 20)
         var at = 0
-        while true {
-            let n = pread(fd, block.baseAddress!, block.count, off_t(at))
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            h.update(bufferPointer: UnsafeRawBufferPointer(rebasing: block[..<n]))
+        while case let n = FileIO.pread(fd, into: &block, count: block.count, position: at), n > 0 {
+            h.update(data: block[..<n])
             at += n
         }
         return Fingerprint(digest: h.finalize())
@@ -37,9 +33,7 @@ enum ToolIdentity {
     static func buildID(_ fd: Int32) -> [UInt8]? {
         func read(_ offset: Int, _ count: Int) -> [UInt8]? {
             guard count >= 0, count <= 1 << 20 else { return nil }
-            var b = [UInt8](repeating: 0, count: count)
-            let n = b.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, count, off_t(offset)) }
-            return n == count ? b : nil
+            return FileIO.pread(fd, count: count, position: offset)
         }
         func u(_ b: [UInt8], _ at: Int, _ size: Int) -> Int {
             (0..<size).reversed().reduce(0) { $0 << 8 | Int(b[at + $1]) }

@@ -4,10 +4,6 @@ import TreeClient
 import Glibc
 #endif
 
-/// Linux syscall(2), called with the five arguments of openat2(2) (glibc has no wrapper for it).
-@_silgen_name("syscall")
-private func c_syscall_openat2(_ number: Int, _ dirfd: Int32, _ path: UnsafePointer<CChar>, _ how: UnsafeRawPointer, _ size: Int) -> Int
-
 /// Why a file of a tree was not read. Says nothing of what lies outside the tree: a symlink is named, never
 /// followed; a path that would climb out is refused before anything is opened.
 public struct TreeProblem: Error, CustomStringConvertible, Sendable, Equatable {
@@ -87,20 +83,10 @@ public final class TreeReader: Sendable {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw diagnose(path) }
-        var buf = [UInt8](repeating: 0, count: max(Int(st.st_size), 0) + 1)
-        var done = 0
-        while true {
-            if done == buf.count { buf += [UInt8](repeating: 0, count: max(buf.count, 4096)) }   // grew since fstat
-            let n = buf.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw TreeProblem(.unreadable, path, "cannot be read (\(String(cString: strerror(errno))))")
-            }
-            done += n
+        guard let bytes = FileIO.readToEnd(fd, sizeHint: Int(st.st_size)) else {
+            throw TreeProblem(.unreadable, path, "cannot be read (\(String(cString: strerror(errno))))")
         }
-        buf.removeLast(buf.count - done)
-        return buf
+        return bytes
     }
 
     /// A regular file of the tree, open for reading, never through a symlink; the caller closes it.
@@ -130,9 +116,8 @@ public final class TreeReader: Sendable {
         if useOpenat2 {
             // struct open_how { u64 flags; u64 mode; u64 resolve; }: RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS |
             // RESOLVE_BENEATH.
-            var how: (UInt64, UInt64, UInt64) = (UInt64(flags), 0, 0x02 | 0x04 | 0x08)
-            let fd = withUnsafeBytes(of: &how) { h in c_syscall_openat2(437, rootFD, path, h.baseAddress!, 24) }
-            if fd >= 0 || errno != EAGAIN { return Int32(truncatingIfNeeded: fd) }   // EAGAIN: a racing rename; walk instead
+            let fd = FileIO.openBeneath(rootFD, path, flags: flags)
+            if fd >= 0 || errno != EAGAIN { return fd }   // EAGAIN: a racing rename; walk instead
         }
         let parts = path.split(separator: "/").map(String.init)
         var dir = rootFD
@@ -199,37 +184,35 @@ public final class TreeReader: Sendable {
             // dirFD is owned here: fdopendir takes it, closedir closes it.
             guard let d = fdopendir(dirFD) else { close(dirFD); problems.append(TreeProblem(.unreadable, rel, "folder cannot be read")); return }
             defer { closedir(d) }
-            while let e = readdir(d) {
-                let raw = withUnsafeBytes(of: e.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-                if raw == [0x2E] || raw == [0x2E, 0x2E] { continue }
+            FileIO.forEachEntry(d) { raw, entryType in
                 guard let name = String(validating: raw, as: UTF8.self) else {
                     let lossy = String(decoding: raw, as: UTF8.self)
-                    problems.append(TreeProblem(.unsafePath, rel.isEmpty ? lossy : rel + "/" + lossy, "a name that is not UTF-8: not read")); continue
+                    problems.append(TreeProblem(.unsafePath, rel.isEmpty ? lossy : rel + "/" + lossy, "a name that is not UTF-8: not read")); return
                 }
                 let relPath = rel.isEmpty ? name : rel + "/" + name
-                if let why = Self.pathRejection(name) { problems.append(TreeProblem(.unsafePath, relPath, why + ": not read")); continue }
+                if let why = Self.pathRejection(name) { problems.append(TreeProblem(.unsafePath, relPath, why + ": not read")); return }
                 var type = mode_t(0)
-                switch Int32(e.pointee.d_type) {
+                switch Int32(entryType) {
                 case Int32(DT_REG): type = S_IFREG
                 case Int32(DT_DIR): type = S_IFDIR
                 case Int32(DT_LNK): type = S_IFLNK
                 default:
                     var st = stat()
                     guard fstatat(Glibc.dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
-                        problems.append(TreeProblem(.unreadable, relPath, "cannot be read (\(String(cString: strerror(errno))))")); continue
+                        problems.append(TreeProblem(.unreadable, relPath, "cannot be read (\(String(cString: strerror(errno))))")); return
                     }
                     type = st.st_mode & S_IFMT
                 }
                 switch type {
                 case S_IFREG: files.append(relPath)
                 case S_IFDIR:
-                    if depth >= 128 { problems.append(TreeProblem(.unreadable, relPath, "folders nested more than 128 deep: not read")); continue }
+                    if depth >= 128 { problems.append(TreeProblem(.unreadable, relPath, "folders nested more than 128 deep: not read")); return }
                     let sub = openat(Glibc.dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                     if sub < 0 {
                         let err = errno
                         problems.append(err == ELOOP || err == ENOTDIR ? TreeProblem(.symlink, relPath, "changed while being read: not followed")
                                                                       : TreeProblem(.unreadable, relPath, "folder cannot be read (\(String(cString: strerror(err))))"))
-                        continue
+                        return
                     }
                     walk(sub, relPath, depth: depth + 1)
                 case S_IFLNK: problems.append(TreeProblem(.symlink, relPath, "symlink: not followed"))
@@ -246,9 +229,8 @@ public final class TreeReader: Sendable {
 
     /// Whether this kernel has openat2(2) (Linux 5.6+; a seccomp filter may also refuse it).
     static let hasOpenat2: Bool = {
-        var how: (UInt64, UInt64, UInt64) = (UInt64(O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0, 0)
-        let fd = withUnsafeBytes(of: &how) { h in c_syscall_openat2(437, AT_FDCWD, "/", h.baseAddress!, 24) }
-        if fd >= 0 { close(Int32(fd)); return true }
+        let fd = FileIO.openBeneath(AT_FDCWD, "/", flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, resolve: 0)
+        if fd >= 0 { close(fd); return true }
         return false
     }()
 }

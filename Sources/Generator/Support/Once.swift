@@ -2,16 +2,15 @@ import Foundation
 
 /// Work done at most once, by whichever thread asks first (the others wait for it); its result, or its error, is
 /// given to every caller.
-final class Once<T>: @unchecked Sendable {
-    private var result: Result<T, Error>?
-    private let work: () throws -> T
-    private let lock = NSLock()
+final class Once<T>: Sendable {
+    private let state: Locked<(work: (() throws -> T)?, result: Result<T, Error>?)>
 
-    init(_ work: @escaping () throws -> T) { self.work = work }
+    init(_ work: @escaping () throws -> T) { state = Locked((work, nil)) }
 
     func value() throws -> T {
-        lock.lock(); defer { lock.unlock() }
-        if result == nil { result = Result { try work() } }
-        return try result!.get()
+        try state.withLock { s in
+            if s.result == nil { s.result = Result { try s.work!() }; s.work = nil }
+            return s.result!
+        }.get()
     }
 }

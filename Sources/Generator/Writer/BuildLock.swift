@@ -69,7 +69,7 @@ public final class BuildLock: @unchecked Sendable {
                     }
                     let text = Array("\(getpid())\n".utf8)
                     _ = ftruncate(fd, 0)
-                    _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+                    _ = FileIO.pwriteAll(fd, text, position: 0)
                     self.fd = fd
                     return
                 }
@@ -107,7 +107,7 @@ public final class BuildLock: @unchecked Sendable {
     /// The pid a holder wrote into the lock file.
     static func pid(in fd: Int32) -> Int32? {
         var buf = [UInt8](repeating: 0, count: 24)
-        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        let n = FileIO.pread(fd, into: &buf, count: buf.count, position: 0)
         guard n > 0 else { return nil }
         return Int32(String(decoding: buf[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }

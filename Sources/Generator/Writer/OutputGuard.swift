@@ -312,11 +312,9 @@ public enum OutputGuard {
     static func isEmptyFolder(_ path: String) -> Bool {
         guard let dir = opendir(path) else { return false }
         defer { closedir(dir) }
-        while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { return false }
-        }
-        return true
+        var empty = true
+        FileIO.forEachEntry(dir) { _, _ in empty = false }
+        return empty
     }
 
     /// A tree this tool built: a regular `update-manifest.json` (not a link) whose `fileIndex.path` is a plain relative

@@ -163,12 +163,7 @@ public final class StagedTree: @unchecked Sendable {
         var fd = openat(stagingFD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if fd < 0 && errno == ENOENT && ensureParent(of: path) { fd = openat(stagingFD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
         if fd < 0 { throw BuildError(file: output.path, "\(path): cannot create (\(String(cString: strerror(errno))))") }
-        var ok = true, off = 0
-        while off < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
-            if n <= 0 { ok = false; break }
-            off += n
-        }
+        let ok = FileIO.writeAll(fd, bytes)
         let err = errno
         close(fd)
         if !ok { throw BuildError(file: output.path, "\(path): write failed (\(String(cString: strerror(err))))") }
@@ -285,14 +280,12 @@ public final class StagedTree: @unchecked Sendable {
         let fd = folder.isEmpty ? dup(outputFD) : openat(outputFD, String(folder), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0, let dir = fdopendir(fd) else { if fd >= 0 { close(fd) }; return nil }
         defer { closedir(dir) }
-        while let e = readdir(dir) {
-            let type = e.pointee.d_type
-            guard type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN) else { continue }
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            guard name != "." && name != ".." else { continue }
+        FileIO.forEachEntry(dir) { raw, type in
+            guard type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN) else { return }
+            let name = String(decoding: raw, as: UTF8.self)
             if type == UInt8(DT_UNKNOWN) {   // (a file system that does not say: asked)
                 var st = stat()
-                guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
+                guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return }
             }
             var n = name
             n.withUTF8 { if names.find($0) == nil { names.insert($0, ()) } }

@@ -55,6 +55,7 @@ struct Checksum: Sendable {
     }
 
     mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+    mutating func update(_ bytes: ArraySlice<UInt8>) { bytes.withUnsafeBytes { update($0) } }
 
     /// The 16 bytes of the checksum.
     func finalize() -> [UInt8] {
@@ -85,4 +86,5 @@ struct Checksum: Sendable {
     /// The checksum of `bytes`.
     static func of(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { var c = Checksum(); c.update(bytes); return c.finalize() }
     static func of(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { of($0) } }
+    static func of(_ bytes: ArraySlice<UInt8>) -> [UInt8] { bytes.withUnsafeBytes { of($0) } }
 }
