@@ -1,0 +1,86 @@
+import Foundation
+
+extension SyncRun {
+    /// The new copy as it is assembled in the staging folder. Each step stages what it can and leaves the files it
+    /// could not give (a damaged local file, a patch that does not apply) to the download, the last step.
+    struct Assembly {
+        let staging: LocalCopy.Staging
+        /// Files of the new release, for progress.
+        let total: Int
+        /// The files to download whole: the plan's, then those the steps before could not give.
+        var download: [IndexEntry]
+        var notes: [String]
+        let progress: ((SyncProgress) -> Void)?
+        var unchanged = 0, patched = 0
+        private let counter = Counter()
+
+        init(staging: LocalCopy.Staging, total: Int, download: [IndexEntry], notes: [String], progress: ((SyncProgress) -> Void)?) {
+            self.staging = staging; self.total = total; self.download = download; self.notes = notes; self.progress = progress
+        }
+
+        /// One more file of the new copy is staged.
+        func step() { let d = counter.increment(); progress?(SyncProgress(done: d, total: total)) }
+
+        /// Unchanged files, checked byte for byte before they are carried over (by hard link when possible).
+        mutating func carryOver(_ files: [IndexEntry], from copy: LocalCopy) throws {
+            for f in files {
+                guard let have = copy.read(f.path), have.bytes.count == f.size, HTTPFetcher.sha256Hex(have.bytes) == f.sha256 else {
+                    notes.append("\(TreePath.shown(f.path)): the local file is damaged or missing: downloaded again")
+                    download.append(f)
+                    continue
+                }
+                if !staging.link(f.path, from: copy, identity: have.identity) { try staging.write(f.path, have.bytes) }
+                unchanged += 1
+                step()
+            }
+        }
+
+        /// Changed files the delta has a patch for, each patched from its local version (checked first against the
+        /// local index, `listed`); a patch that does not give the published bytes is never used.
+        mutating func patch(_ files: [IndexEntry], with patches: [String: TreeJSON], from copy: LocalCopy, listed: [String: IndexEntry]) throws {
+            for f in files {
+                guard let patch = patches[f.path] else { download.append(f); continue }
+                guard let have = copy.read(f.path), let old = listed[f.path], have.bytes.count == old.size,
+                      HTTPFetcher.sha256Hex(have.bytes) == old.sha256 else {
+                    notes.append("\(TreePath.shown(f.path)): the local file is damaged or missing: downloaded whole")
+                    download.append(f)
+                    continue
+                }
+                guard let doc = try? TreeJSON.parse(have.bytes), let result = try? TreePatch.apply(patch, to: doc), case let bytes = result.bytes,
+                      bytes.count == f.size, HTTPFetcher.sha256Hex(bytes) == f.sha256 else {
+                    notes.append("\(TreePath.shown(f.path)): its patch did not give the published bytes: downloaded whole")
+                    download.append(f)
+                    continue
+                }
+                try staging.write(f.path, bytes)
+                patched += 1
+                step()
+            }
+        }
+
+        /// Every file left to download: those already fetched (the delta) are written as they are, the others fetched
+        /// in parallel and written as each arrives.
+        func downloadRest(alreadyFetched fetched: [String: [UInt8]], using run: SyncRun) throws {
+            for f in download {
+                guard let bytes = fetched[f.path] else { continue }
+                try staging.write(f.path, bytes)
+                step()
+            }
+            let sync = run.sync, staging = staging
+            do {
+                try sync.fetcher.fetchAll(download.filter { fetched[$0.path] == nil }, url: { sync.url($0.path) }, expected: { $0.expected },
+                                          alternate: sync.copyURL) { f, bytes in
+                    try staging.write(f.path, bytes)
+                    self.step()
+                }
+            } catch let f as HTTPFetcher.Failure { throw SyncRun.failure(f) }
+        }
+    }
+}
+
+/// A thread-safe count of finished files, for progress.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func increment() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+}
