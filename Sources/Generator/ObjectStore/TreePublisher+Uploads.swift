@@ -1,0 +1,109 @@
+import Foundation
+import Indexer
+import TreeClient
+
+extension TreePublisher {
+    static let manifestCache = "no-cache"
+    static let immutableCache = "public, max-age=31536000, immutable"
+    static let releaseCache = "public, max-age=86400"
+    static let contentCache = "public, max-age=60"
+
+    /// Cache-Control of an object: a year and `immutable` for a content-addressed copy and for a file named by a hash
+    /// of its own bytes (the search shards), a day for a release's file index and deltas (named by version, never
+    /// rewritten once published), a minute for every other file (fixed paths whose content a later release changes).
+    static func cacheControl(path: String, bytes: [UInt8]) -> String {
+        if path.hasPrefix(TreePath.objectsFolder) { return immutableCache }
+        if path.hasPrefix("releases/") { return releaseCache }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let stem = name.split(separator: ".").first.map(String.init) ?? name
+        if let hash = stem.split(separator: "-").last, hash.utf8.count == 16, String(hash) == RankedIndexBuilder.contentName(bytes) {
+            return immutableCache
+        }
+        return contentCache
+    }
+
+    /// Uploads each file of the tree to its object (its path, or its content-addressed copy) in parallel; `counter`
+    /// counts those the store accepted.
+    func upload(_ items: [(object: String, file: File)], _ what: String, _ reader: TreeReader, _ report: inout Report,
+                counter: Work = Work(count: 0)) throws {
+        guard !items.isEmpty else { return }
+        let bytes = items.reduce(0) { $0 + $1.file.size }
+        progress("uploading \(what): \(items.count) file(s), \(bytes) bytes")
+        let shown = Shown()
+        try Self.forEach(items, parallel: options.parallel, done: { done in
+            if shown.next(done, total: items.count) { self.progress("  \(what): \(done)/\(items.count)") }
+        }) { item in
+            let f = item.file
+            let body: [UInt8]
+            do { body = try reader.read(f.path) } catch { throw Failure(kind: .failed, description: "\(self.dist.path): \(error)") }
+            // The tree was validated before; a file that changed since is not published.
+            guard body.count == f.size, HTTPFetcher.sha256Hex(body) == f.sha256 else {
+                throw Failure(kind: .failed, description: "\(self.dist.path)/\(TreePath.shown(f.path)) changed while publishing (its sha256 is no longer the file index's)")
+            }
+            try self.store.put(self.location.key(item.object), body: body, sha256: f.sha256, contentType: ContentTypes.entry(for: item.object).type,
+                               cacheControl: Self.cacheControl(path: item.object, bytes: body))
+            _ = counter.finish()
+        }
+        report.uploaded += items.count
+        report.uploadedBytes += bytes
+    }
+
+    /// Runs `body` for every item on up to `parallel` threads (each mostly waits on the network); the first error
+    /// stops the rest (items not yet started are not run) and is thrown. `done` is told how many items have
+    /// finished after each one.
+    static func forEach<T>(_ items: [T], parallel: Int, done: ((Int) -> Void)? = nil, _ body: @escaping (T) throws -> Void) throws {
+        guard !items.isEmpty else { return }
+        let work = Work(count: items.count)
+        let group = DispatchGroup()
+        for _ in 0..<min(max(1, parallel), items.count) {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                while let i = work.take() {
+                    do {
+                        try body(items[i])
+                        done?(work.finish())
+                    } catch {
+                        work.fail(error)
+                        return
+                    }
+                }
+            }
+        }
+        group.wait()
+        if let failure = work.failure { throw failure }
+    }
+
+    /// The shared state of one `forEach`: the next item, how many finished, the first failure.
+    final class Work: @unchecked Sendable {
+        private let lock = NSLock()
+        private let count: Int
+        private var next = 0, done = 0
+        private var error: Error?
+        init(count: Int) { self.count = count }
+
+        /// The next item's index; nil when all are taken or one failed.
+        func take() -> Int? {
+            lock.lock(); defer { lock.unlock() }
+            guard error == nil, next < count else { return nil }
+            next += 1
+            return next - 1
+        }
+        func finish() -> Int { lock.lock(); defer { lock.unlock() }; done += 1; return done }
+        var finished: Int { lock.lock(); defer { lock.unlock() }; return done }
+        func fail(_ e: Error) { lock.lock(); if error == nil { error = e }; lock.unlock() }
+        var failure: Error? { lock.lock(); defer { lock.unlock() }; return error }
+    }
+
+    /// About ten progress lines per step, however many files: enough to see it move, no flood.
+    final class Shown: @unchecked Sendable {
+        private let lock = NSLock()
+        private var last = 0
+        func next(_ done: Int, total: Int) -> Bool {
+            lock.lock(); defer { lock.unlock() }
+            guard done == total || (total >= 20 && done - last >= total / 10) else { return false }
+            last = done
+            return true
+        }
+    }
+}
