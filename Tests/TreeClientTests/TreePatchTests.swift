@@ -48,4 +48,24 @@ final class TreePatchTests: XCTestCase {
             XCTAssertThrowsError(try TreeJSON.parse(Array(bad.utf8)), bad)
         }
     }
+
+    /// Strings with and without escapes, and the byte each error names.
+    func testReaderStringsAndErrorOffsets() throws {
+        XCTAssertEqual(try TreeJSON.parse([0x22, 0xC3, 0xA9, 0x22]).string, "é")
+        XCTAssertEqual(try TreeJSON.parse(Array(#"["v\u00e9\n", "", "\ud83d\ude00"]"#.utf8)).array?.compactMap(\.string), ["vé\n", "", "😀"])
+        let cases: [([UInt8], String)] = [
+            (Array("\"abc".utf8), "invalid JSON at byte 4: unterminated string"),
+            (Array("\"ab\\".utf8), "invalid JSON at byte 4: unterminated escape"),
+            ([0x22, 0x61, 0x01, 0x22], "invalid JSON at byte 2: unescaped control character in a string"),
+            ([0x22, 0xFF, 0x22], "invalid JSON at byte 3: a string that is not UTF-8"),
+            ([0x22, 0x61, 0x5C, 0x6E, 0xC3, 0x22], "invalid JSON at byte 6: a string that is not UTF-8"),
+            (Array(#"["a\q"]"#.utf8), "invalid JSON at byte 4: invalid escape"),
+            (Array(#""\ud800x""#.utf8), "invalid JSON at byte 7: unpaired surrogate"),
+            (Array(#""\u12""#.utf8), "invalid JSON at byte 3: truncated \\u escape"),
+            (Array(#"{"a":"x","a":"y"}"#.utf8), #"invalid JSON at byte 12: duplicate key "a""#),
+        ]
+        for (text, message) in cases {
+            XCTAssertThrowsError(try TreeJSON.parse(text)) { XCTAssertEqual("\($0)", message) }
+        }
+    }
 }
