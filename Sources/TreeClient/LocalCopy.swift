@@ -160,18 +160,35 @@ final class LocalCopy {
 
     static func leaf(_ rel: String) -> String { rel.split(separator: "/").last.map(String.init) ?? rel }
 
+    /// Everything left to read from `fd`; nil on a read error. A regular file comes whole from one read of the size
+    /// fstat gave (plus a byte, to notice one that grew), then a one-byte read finds its end.
     static func readAll(_ fd: Int32, sizeHint: Int) -> [UInt8]? {
-        var buf = [UInt8](repeating: 0, count: max(sizeHint, 0) + 1)
-        var done = 0
+        let capacity = max(sizeHint, 0) + 1
+        var bytes = [UInt8](repeating: 0, count: capacity)
+        guard let n = retryingInterrupted({ Foundation.read(fd, &bytes, capacity) }) else { return nil }
+        bytes.removeLast(capacity - n)
+        if n == 0 { return bytes }
+        var byte: UInt8 = 0
+        guard let more = retryingInterrupted({ Foundation.read(fd, &byte, 1) }) else { return nil }
+        if more == 0 { return bytes }
+        // A file that grew, or a short read: the rest in chunks.
+        bytes.append(byte)
+        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            if done == buf.count { buf += [UInt8](repeating: 0, count: max(buf.count, 4096)) }
-            let n = buf.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n == 0 { break }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            done += n
+            guard let n = retryingInterrupted({ Foundation.read(fd, &chunk, 65536) }) else { return nil }
+            if n == 0 { return bytes }
+            bytes += chunk[..<n]
         }
-        buf.removeLast(buf.count - done)
-        return buf
+    }
+
+    /// The result of a read or write call, called again when a signal interrupted it; nil on any other error (errno
+    /// tells which).
+    static func retryingInterrupted(_ call: () -> Int) -> Int? {
+        while true {
+            let n = call()
+            if n >= 0 { return n }
+            if errno != EINTR { return nil }
+        }
     }
 
     // MARK: Staging
@@ -202,14 +219,14 @@ final class LocalCopy {
             let fd = LocalCopy.openBeneath(tree.path, path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
             guard fd >= 0 else { throw SyncError(.localFailure, "cannot write \(TreePath.shown(path)) in \(tree.path): \(String(cString: strerror(errno)))") }
             defer { close(fd) }
-            var done = 0
-            while done < bytes.count {
-                let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + done, bytes.count - done) }
-                if n < 0 {
-                    if errno == EINTR { continue }
+            var written = 0
+            while written < bytes.count {
+                // The whole file in one call; after a partial write (rare), the rest goes from a copy of it.
+                let rest = written == 0 ? bytes : Array(bytes[written...])
+                guard let n = LocalCopy.retryingInterrupted({ Foundation.write(fd, rest, rest.count) }) else {
                     throw SyncError(.localFailure, "cannot write \(TreePath.shown(path)) in \(tree.path): \(String(cString: strerror(errno)))")
                 }
-                done += n
+                written += n
             }
         }
 

@@ -64,19 +64,19 @@ public indirect enum TreeJSON: Sendable {
 
     /// `duplicateKeys`: keep every member of an object that repeats a key (only tests read such text).
     static func parse(_ bytes: [UInt8], duplicateKeys: Bool) throws -> TreeJSON {
-        try bytes.withUnsafeBufferPointer { buffer in
-            var p = Parser(buf: buffer, duplicateKeys: duplicateKeys)
-            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { p.pos = 3 }
-            p.skipSpace()
-            let v = try p.value(depth: 0)
-            p.skipSpace()
-            guard p.pos == buffer.count else { throw p.error("unexpected text after the value") }
-            return v
-        }
+        var p = Parser(buf: bytes, duplicateKeys: duplicateKeys)
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { p.pos = 3 }
+        p.skipSpace()
+        let v = try p.value(depth: 0)
+        p.skipSpace()
+        guard p.pos == bytes.count else { throw p.error("unexpected text after the value") }
+        return v
     }
 
+    /// Reads the text from `pos` on. (An array, not a buffer pointer: its bounds are checked, and the scans that cost
+    /// most run over slices, whose checks the compiler drops.)
     private struct Parser {
-        let buf: UnsafeBufferPointer<UInt8>
+        let buf: [UInt8]
         let duplicateKeys: Bool
         var pos = 0
 
@@ -157,7 +157,7 @@ public indirect enum TreeJSON: Sendable {
                 if pos < buf.count, buf[pos] == UInt8(ascii: "+") || buf[pos] == UInt8(ascii: "-") { pos += 1 }
                 guard digits() > 0 else { throw error("expected a digit in the exponent") }
             }
-            return String(decoding: UnsafeBufferPointer(rebasing: buf[start..<pos]), as: UTF8.self)
+            return String(decoding: buf[start..<pos], as: UTF8.self)
         }
 
         mutating func string() throws -> String {
@@ -165,11 +165,12 @@ public indirect enum TreeJSON: Sendable {
             var out: [UInt8] = []
             var runStart = pos
             while true {
+                // The run of plain characters up to the next quote, backslash or control character.
+                pos = buf[pos...].firstIndex { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 } ?? buf.count
                 guard pos < buf.count else { throw error("unterminated string") }
                 let c = buf[pos]
                 if c == UInt8(ascii: "\"") { break }
                 if c < 0x20 { throw error("unescaped control character in a string") }
-                if c != UInt8(ascii: "\\") { pos += 1; continue }
                 out.append(contentsOf: buf[runStart..<pos])
                 pos += 1
                 guard pos < buf.count else { throw error("unterminated escape") }
@@ -196,11 +197,19 @@ public indirect enum TreeJSON: Sendable {
                 }
                 runStart = pos
             }
-            out.append(contentsOf: buf[runStart..<pos])
+            let run = buf[runStart..<pos]
             pos += 1
             // (String(validating:) needs the Swift 6 runtime: apps on older systems use this library too.)
-            let s = String(decoding: out, as: UTF8.self)
-            guard s.utf8.elementsEqual(out) else { throw error("a string that is not UTF-8") }
+            let s: String
+            if out.isEmpty {
+                // No escape (most strings): the string is its bytes as they are, with no copy to gather them.
+                s = String(decoding: run, as: UTF8.self)
+                guard s.utf8.elementsEqual(run) else { throw error("a string that is not UTF-8") }
+            } else {
+                out.append(contentsOf: run)
+                s = String(decoding: out, as: UTF8.self)
+                guard s.utf8.elementsEqual(out) else { throw error("a string that is not UTF-8") }
+            }
             return s
         }
 
