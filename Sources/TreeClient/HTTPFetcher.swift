@@ -10,7 +10,7 @@ import Crypto
 ///
 /// Calls block the calling thread (run them off the main thread in an app); the requests themselves run on
 /// URLSession's own queue. Nothing is cached: conditional requests are made explicitly with `ifNoneMatch`.
-public final class HTTPFetcher: @unchecked Sendable {
+public final class HTTPFetcher: Sendable {
     public struct Configuration: Sendable {
         /// Seconds a request may wait for the next bytes (connecting, the first byte, or between bytes). Whole
         /// seconds, at least 1: URLSession on Linux drops the fraction (and would time out at once below 1).
@@ -80,8 +80,8 @@ public final class HTTPFetcher: @unchecked Sendable {
 
     public let configuration: Configuration
     private let session: URLSession
-    private let lock = NSLock()
-    private var received = 0
+    /// Body bytes received so far by successful requests.
+    private let received = Locked(0)
 
     public init(_ configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -98,7 +98,7 @@ public final class HTTPFetcher: @unchecked Sendable {
     deinit { session.finishTasksAndInvalidate() }
 
     /// Body bytes received so far by successful requests (after any transfer decoding).
-    public var bytesReceived: Int { lock.lock(); defer { lock.unlock() }; return received }
+    public var bytesReceived: Int { received.withLock { $0 } }
 
     /// GETs `url`, retrying what may pass. 304 is returned when `ifNoneMatch` is given and the server answers it;
     /// 404 and any other non-2xx status throw a `Failure`. With `expected`, a body of another size or hash is a
@@ -175,7 +175,11 @@ public final class HTTPFetcher: @unchecked Sendable {
         if let e = work.firstError { throw e }
     }
 
-    /// The shared state of one `fetchAll`: the next item to take, how many are done, the first failure.
+    /// One `fetchAll`: the caller's items and closures, which its worker threads share, and how far the batch got.
+    ///
+    /// Sendable on trust: the closures are the caller's, and `fetchAll` documents that they run on worker threads,
+    /// several at once. Swift could check that only if they were `@Sendable`, which would break callers; the batch's
+    /// own state is behind a lock.
     private final class Batch<Item>: @unchecked Sendable {
         let items: [Item]
         let url: (Item) -> URL
@@ -183,37 +187,43 @@ public final class HTTPFetcher: @unchecked Sendable {
         let alternate: (Item) -> URL?
         let body: (Item, [UInt8]) throws -> Void
         let progress: ((Int, Int) -> Void)?
-        private let lock = NSLock()
-        private var next = 0, done = 0
-        private var failure: Error?
+        private let state = Locked(State())
+
+        /// The next item to take, how many are done, the first failure.
+        private struct State: Sendable {
+            var next = 0, done = 0
+            var failure: Error?
+        }
 
         init(items: [Item], url: @escaping (Item) -> URL, expected: @escaping (Item) -> Expected?, alternate: @escaping (Item) -> URL?,
              body: @escaping (Item, [UInt8]) throws -> Void, progress: ((Int, Int) -> Void)?) {
             self.items = items; self.url = url; self.expected = expected; self.alternate = alternate; self.body = body; self.progress = progress
         }
 
-        var firstError: Error? { lock.lock(); defer { lock.unlock() }; return failure }
+        var firstError: Error? { state.withLock { $0.failure } }
 
         func run(with fetcher: HTTPFetcher) {
-            while true {
-                lock.lock()
-                if failure != nil || next == items.count { lock.unlock(); return }
-                let i = next
-                next += 1
-                lock.unlock()
+            while let i = take() {
                 do {
                     let r = try fetcher.fetch(url(items[i]), expected: expected(items[i]), alternate: alternate(items[i]),
                                               cancelled: { self.firstError != nil })
                     try body(items[i], r.body)
-                    lock.lock(); done += 1; let d = done; lock.unlock()
+                    let d = state.withLock { $0.done += 1; return $0.done }
                     progress?(d, items.count)
                 } catch {
-                    lock.lock()
                     // A cancellation is the consequence of the first failure, never the one reported.
-                    if failure == nil { failure = error }
-                    lock.unlock()
+                    state.withLock { if $0.failure == nil { $0.failure = error } }
                     return
                 }
+            }
+        }
+
+        /// The next item's index; nil when all are taken or one failed.
+        private func take() -> Int? {
+            state.withLock { s in
+                guard s.failure == nil, s.next < items.count else { return nil }
+                s.next += 1
+                return s.next - 1
             }
         }
     }
@@ -227,7 +237,7 @@ public final class HTTPFetcher: @unchecked Sendable {
         return sha256Hex(body) != expected.sha256.lowercased() ? .mismatch("sha256 differs from the one published for it") : nil
     }
 
-    private func count(_ n: Int) { lock.lock(); received += n; lock.unlock() }
+    private func count(_ n: Int) { received.withLock { $0 += n } }
 
     /// One request, no retries.
     private func once(_ url: URL, ifNoneMatch: String?) -> Result<Response, Failure.Kind> {
@@ -235,31 +245,27 @@ public final class HTTPFetcher: @unchecked Sendable {
         request.httpMethod = "GET"
         if let ifNoneMatch { request.setValue(ifNoneMatch, forHTTPHeaderField: "If-None-Match") }
         let done = DispatchSemaphore(value: 0)
-        let outcome = Outcome()
+        let outcome = Locked<Result<Response, Failure.Kind>>(.failure(.transport("no response")))
         let task = session.dataTask(with: request) { data, response, error in
-            defer { done.signal() }
-            if let error {
-                outcome.result = .failure(Self.kind(of: error))
-                return
-            }
-            guard let http = response as? HTTPURLResponse else { outcome.result = .failure(.transport("not an HTTP response")); return }
-            let body = [UInt8](data ?? Data())
-            // A body shorter than announced is a cut connection, whatever the transport made of it.
-            if (200..<300).contains(http.statusCode), http.value(forHTTPHeaderField: "Content-Encoding") == nil,
-               let announced = http.value(forHTTPHeaderField: "Content-Length").flatMap({ Int($0) }), announced != body.count {
-                outcome.result = .failure(.incomplete(received: body.count, expected: announced))
-                return
-            }
-            outcome.result = .success(Response(status: http.statusCode, body: body, etag: http.value(forHTTPHeaderField: "ETag")))
+            outcome.withLock { $0 = Self.outcome(data, response, error) }
+            done.signal()
         }
         task.resume()
         done.wait()
-        return outcome.result
+        return outcome.withLock { $0 }
     }
 
-    /// The result of one request, set by URLSession's queue before the waiting thread reads it (the semaphore orders them).
-    private final class Outcome: @unchecked Sendable {
-        var result: Result<Response, Failure.Kind> = .failure(.transport("no response"))
+    /// What a finished request gives.
+    private static func outcome(_ data: Data?, _ response: URLResponse?, _ error: Error?) -> Result<Response, Failure.Kind> {
+        if let error { return .failure(kind(of: error)) }
+        guard let http = response as? HTTPURLResponse else { return .failure(.transport("not an HTTP response")) }
+        let body = [UInt8](data ?? Data())
+        // A body shorter than announced is a cut connection, whatever the transport made of it.
+        if (200..<300).contains(http.statusCode), http.value(forHTTPHeaderField: "Content-Encoding") == nil,
+           let announced = http.value(forHTTPHeaderField: "Content-Length").flatMap({ Int($0) }), announced != body.count {
+            return .failure(.incomplete(received: body.count, expected: announced))
+        }
+        return .success(Response(status: http.statusCode, body: body, etag: http.value(forHTTPHeaderField: "ETag")))
     }
 
     static func kind(of error: Error) -> Failure.Kind {

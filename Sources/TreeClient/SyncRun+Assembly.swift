@@ -12,14 +12,18 @@ extension SyncRun {
         var notes: [String]
         let progress: ((SyncProgress) -> Void)?
         var unchanged = 0, patched = 0
-        private let counter = Counter()
+        /// Files staged so far, for progress.
+        private var done = 0
 
         init(staging: LocalCopy.Staging, total: Int, download: [IndexEntry], notes: [String], progress: ((SyncProgress) -> Void)?) {
             self.staging = staging; self.total = total; self.download = download; self.notes = notes; self.progress = progress
         }
 
         /// One more file of the new copy is staged.
-        func step() { let d = counter.increment(); progress?(SyncProgress(done: d, total: total)) }
+        mutating func step() {
+            done += 1
+            progress?(SyncProgress(done: done, total: total))
+        }
 
         /// Unchanged files, checked byte for byte before they are carried over (by hard link when possible).
         mutating func carryOver(_ files: [IndexEntry], from copy: LocalCopy) throws {
@@ -60,27 +64,21 @@ extension SyncRun {
 
         /// Every file left to download: those already fetched (the delta) are written as they are, the others fetched
         /// in parallel and written as each arrives.
-        func downloadRest(alreadyFetched fetched: [String: [UInt8]], using run: SyncRun) throws {
+        mutating func downloadRest(alreadyFetched fetched: [String: [UInt8]], using run: SyncRun) throws {
             for f in download {
                 guard let bytes = fetched[f.path] else { continue }
                 try staging.write(f.path, bytes)
                 step()
             }
-            let sync = run.sync, staging = staging
+            // fetchAll counts the files it delivers (on its worker threads): the count goes on from those staged before.
+            let sync = run.sync, staging = staging, staged = done, total = total
+            let fetchedProgress = progress.map { progress in { (n: Int, _: Int) in progress(SyncProgress(done: staged + n, total: total)) } }
             do {
                 try sync.fetcher.fetchAll(download.filter { fetched[$0.path] == nil }, url: { sync.url($0.path) }, expected: { $0.expected },
-                                          alternate: sync.copyURL) { f, bytes in
+                                          alternate: sync.copyURL, progress: fetchedProgress) { f, bytes in
                     try staging.write(f.path, bytes)
-                    self.step()
                 }
             } catch let f as HTTPFetcher.Failure { throw SyncRun.failure(f) }
         }
     }
-}
-
-/// A thread-safe count of finished files, for progress.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func increment() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
 }

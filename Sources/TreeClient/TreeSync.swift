@@ -45,7 +45,7 @@ import FoundationNetworking
 ///     // The previous copy in `folder` is intact and usable; try again later.
 /// }
 /// ```
-public final class TreeSync: @unchecked Sendable {
+public final class TreeSync: Sendable {
     public let site: URL
     public let directory: URL
     public let fetcher: HTTPFetcher
