@@ -131,7 +131,9 @@ public final class PinnedRelease: @unchecked Sendable {
                     defer { close(fd) }
                     var done = 0
                     while done < bytes.count {
-                        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+                        // The whole file in one call; after a partial write (rare), the rest goes from a copy of it.
+                        let rest = done == 0 ? bytes : Array(bytes[done...])
+                        let n = write(fd, rest, rest.count)
                         if n < 0 { if errno == EINTR { continue }; throw Failure(description: "\(relPath): cannot be copied (\(String(cString: strerror(errno))))") }
                         done += n
                     }

@@ -253,14 +253,10 @@ public final class PreviewServer: @unchecked Sendable {
             var accepting: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0, accepting == 1 else { continue }
-            var storage = sockaddr_storage()
-            var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let named = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) } }
-            guard named == 0 else { continue }
+            // (FlyingSocks' Socket only wraps the descriptor: it neither owns nor closes it.)
             let bound: UInt16
-            switch Int32(storage.ss_family) {
-            case AF_INET: bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) } }
-            case AF_INET6: bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) } }
+            switch try? Socket(file: .init(rawValue: fd)).sockname() {
+            case .ip4(_, let p)?, .ip6(_, let p)?: bound = p
             default: continue
             }
             guard bound == port else { continue }
