@@ -1,17 +1,6 @@
 import Foundation
 import Generator
 
-/// An HTTP answer before it is written: status, headers in order, and the body (empty for HEAD and 304, whose
-/// Content-Length is still the one a GET would carry).
-public struct Reply: Sendable {
-    public var status: Int
-    public var reason: String
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
-
-    public func header(_ name: String) -> String? { headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
-}
-
 /// Answers a request from one snapshot as GitHub Pages would: the file's bytes with its content type, a strong
 /// `ETag` (the file index's sha256; weak for the gzip variant), 304 when `If-None-Match` matches, gzip when the
 /// client accepts it and it makes the body smaller, `404.html` with 404 for a missing file, a folder's
