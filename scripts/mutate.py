@@ -46,7 +46,7 @@ T = {
 # (id, file, text to find — exactly once in the file, the replacement, test filter)
 MUTATIONS = [
     # --- listed under "Why" in issue 24 ---
-    ("auction-grade-boundary", "Sources/Generator/Auctions/Scoring.swift",
+    ("auction-grade-boundary", "Sources/Generator/Auctions/AuctionScoring.swift",
      "for (g, t) in thresholds where score >= t", "for (g, t) in thresholds where score > t", T["auctions"]),
     ("auction-rank-ppa-reversed", "Sources/Generator/Auctions/AuctionsDomain.swift",
      "if pa != pb { return pa < pb }", "if pa != pb { return pa > pb }", T["auctions"]),
@@ -103,21 +103,21 @@ MUTATIONS = [
      "let top = brandCounts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(20)",
      "let top = brandCounts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key > $1.key }.prefix(20)", T["catalog"]),
     # --- Auctions ---
-    ("auction-water-primary", "Sources/Generator/Auctions/Scoring.swift",
+    ("auction-water-primary", "Sources/Generator/Auctions/AuctionScoring.swift",
      "for k in primary where d.contains(k) { score += 3 }", "for k in primary where d.contains(k) { score += 2 }", T["auctions"]),
     # (Not `acres <= 4` → `< 4`: the acreage part is continuous there, so that edit changes nothing.)
-    ("auction-acreage-small", "Sources/Generator/Auctions/Scoring.swift",
+    ("auction-acreage-small", "Sources/Generator/Auctions/AuctionScoring.swift",
      "if acres < 2 { return 100 * acres / 2 }", "if acres < 2 { return 100 * acres / 3 }", T["auctions"]),
-    ("auction-county-fee", "Sources/Generator/Auctions/Scoring.swift",
+    ("auction-county-fee", "Sources/Generator/Auctions/AuctionScoring.swift",
      "b.divided(by: 20, places: 2, rounding: .halfUp)", "b.divided(by: 25, places: 2, rounding: .halfUp)", T["auctions"]),
-    ("auction-recording-fee", "Sources/Generator/Auctions/Scoring.swift",
+    ("auction-recording-fee", "Sources/Generator/Auctions/AuctionScoring.swift",
      "return b + ExactDecimal(35) +", "return b + ExactDecimal(30) +", T["auctions"]),
     ("auction-rank-water", "Sources/Generator/Auctions/AuctionsDomain.swift",
      "if a.waterScore != b.waterScore { return a.waterScore > b.waterScore }",
      "if a.waterScore != b.waterScore { return a.waterScore < b.waterScore }", T["auctions"]),
     ("auction-assessed-ratio", "Sources/Generator/Auctions/AuctionsDomain.swift",
      "amountDouble / Self.double($0) : 1.0", "Self.double($0) / max(amountDouble, 1) : 1.0", T["auctions"]),
-    ("auction-python-round", "Sources/Generator/Auctions/Scoring.swift",
+    ("auction-python-round", "Sources/Generator/Auctions/AuctionScoring.swift",
      "let up = r > half || (r == half && q % 2 == 1)", "let up = r >= half", T["auctions"]),
     # --- NBA ---
     ("nba-rho-default", "Sources/Generator/NBA/NBAInput.swift",
