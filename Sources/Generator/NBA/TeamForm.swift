@@ -55,15 +55,3 @@ struct TeamForm {
         return "\(r.filter { $0 }.count)-\(r.filter { !$0 }.count)"
     }
 }
-
-enum Standings {
-    /// Games behind the leader (best win percentage; ties: more wins): ((leaderW − W) + (L − leaderL)) / 2.
-    static func gamesBehind(wins: Int, losses: Int, leaderWins: Int, leaderLosses: Int) -> Double {
-        Double((leaderWins - wins) + (losses - leaderLosses)) / 2
-    }
-
-    static func leader(_ forms: [Int: TeamForm]) -> (Int, Int) {
-        let best = forms.values.max { a, b in a.winPct != b.winPct ? a.winPct < b.winPct : a.wins < b.wins }
-        return (best?.wins ?? 0, best?.losses ?? 0)
-    }
-}
