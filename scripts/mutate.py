@@ -148,9 +148,9 @@ MUTATIONS = [
     ("nba-streak", "Sources/Generator/NBA/TeamForm.swift",
      "let n = results.reversed().prefix { $0 == last }.count", "let n = results.prefix { $0 == last }.count", T["nba"]),
     # --- Collections ---
-    ("collections-nulls-last", "Sources/Generator/Collections/CollectionsDomain.swift",
+    ("collections-nulls-last", "Sources/Generator/Collections/CollectionsDomain+Order.swift",
      "if xNull != yNull { return !xNull }", "if xNull != yNull { return xNull }", T["collections"]),
-    ("collections-descending", "Sources/Generator/Collections/CollectionsDomain.swift",
+    ("collections-descending", "Sources/Generator/Collections/CollectionsDomain+Order.swift",
      "return key.descending ? c > 0 : c < 0", "return key.descending ? c < 0 : c < 0", T["collections"]),
     ("collections-page-count", "Sources/Generator/Collections/Outputs/CollectionPageOutput.swift",
      "max(1, (items + pageSize - 1) / pageSize)", "max(1, (items + pageSize) / pageSize)", T["collections"]),

@@ -1,73 +1,7 @@
 import Foundation
 import Schemas
 
-/// A collection declared in `input/collections/<name>.json`: where its records come from, the type of each field,
-/// and the shape of its list pages. Read strictly: an unknown key is an error naming the file and the key.
-public struct CollectionDeclaration: Sendable {
-    public enum FieldType: String, Sendable, CaseIterable {
-        case string, integer, decimal, number, boolean, date, dateTime = "date-time", url, latitude, longitude
-        case enumeration = "enum", stringArray = "array"
-    }
-
-    public struct Field: Sendable {
-        /// The key written in the output.
-        public var key: String
-        /// Where the value is read: a CSV column or a JSON member (dotted path for nested JSON, e.g. `rating.average`).
-        public var from: String
-        public var type: FieldType
-        /// A required field must be present in every record; an optional one may be missing (its key is then omitted).
-        public var required: Bool
-        /// Whether `null` (a JSON null or an empty CSV cell) is allowed; it is written as null.
-        public var nullable: Bool
-        /// Allowed values of an `enum` field.
-        public var values: [String]
-        /// Time zone of date-times written without an offset (MySQL `YYYY-MM-DD HH:MM:SS`).
-        public var timeZone: TimeZone
-        /// Separator of an `array` field in a CSV cell.
-        public var separator: String
-        public var minimum: Decimal?
-        public var maximum: Decimal?
-    }
-
-    public enum KeyStyle: String, Sendable { case snakeCase = "snake_case", camelCase = "camelCase" }
-
-    /// Names of the keys of a list page, so a declared shape such as PropertyListData is met exactly.
-    public struct ListShape: Sendable {
-        public var items: String, total: String, page: String, perPage: String, totalPages: String
-        public var pageSize: Int
-        /// Keys of each item in list pages (default: every field).
-        public var fields: [String]
-    }
-
-    public struct SortKey: Sendable { public var field: String; public var descending: Bool }
-
-    public var name: String
-    public var file: String
-    public var title: String
-    public var sources: [String]
-    public var idField: String
-    public var fields: [Field]
-    public var keyStyle: KeyStyle
-    public var list: ListShape
-    public var sort: [SortKey]
-    /// Searchable fields with their BM25 weight.
-    public var search: [(field: String, weight: Double)]
-    public var facets: [String]
-    /// Type names in `types/index.d.ts` for the collection's `item`, `page` and `index` kinds (the app's models,
-    /// e.g. `Property`, `PropertyListData`); unnamed ones are named from the kind.
-    public var typeNames: [String: String] = [:]
-
-    public func field(_ key: String) -> Field? { fields.first { $0.key == key } }
-
-    /// A generated key in the declared style (`per_page` / `perPage`).
-    func key(_ snake: String) -> String {
-        guard keyStyle == .camelCase else { return snake }
-        let parts = snake.split(separator: "_")
-        return parts.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined()
-    }
-
-    // MARK: Reading
-
+extension CollectionDeclaration {
     public static func load(_ url: URL, display: String) throws -> CollectionDeclaration {
         // `url` is resolved (see `InputFiles.resolve`); the collection is named after the file as listed.
         let data = try InputFiles.read(url, display: display)
@@ -217,54 +151,5 @@ public struct CollectionDeclaration: Sendable {
         try f.finish()
         return Field(key: key, from: from, type: type, required: required, nullable: nullable, values: values,
                      timeZone: zone, separator: separator, minimum: minimum, maximum: maximum)
-    }
-
-    static let schemaValidator = try! JSONSchemaValidator(schema: schemaDocument, baseURI: "https://json-schema.invalid/collection-declaration.schema.json")
-
-    /// The declaration schema as a standalone draft 2020-12 document (what an editor can be pointed at).
-    public static var schemaDocument: JSON {
-        guard case .object(var o) = schema else { return schema }
-        o = JSONObject([("$schema", .string(SchemaPublisher.metaSchemaURI)), ("title", "Collection declaration")] + o.members.map { ($0.key, $0.value) })
-        return .object(o)
-    }
-
-    /// The schema of a declaration file. The build checks each declaration against it before reading it, so an
-    /// error names the exact location.
-    public static let schema: JSON = Schema.object([
-            "$schema": Schema.optional(Schema.string),
-            "title": Schema.optional(Schema.nonEmptyString),
-            "sources": Schema.array(Schema.nonEmptyString, minItems: 1),
-            "id": Schema.nonEmptyString,
-            "keyStyle": Schema.optional(Schema.enumeration(["snake_case", "camelCase"])),
-            "fields": .obj(["type": "object", "minProperties": 1, "additionalProperties": Schema.object([
-                "type": Schema.enumeration(FieldType.allCases.map(\.rawValue)),
-                "from": Schema.optional(Schema.nonEmptyString),
-                "required": Schema.optional(Schema.boolean),
-                "nullable": Schema.optional(Schema.boolean),
-                "values": Schema.optional(Schema.array(Schema.string, minItems: 1)),
-                "timeZone": Schema.optional(Schema.nonEmptyString),
-                "separator": Schema.optional(Schema.nonEmptyString),
-                "minimum": Schema.optional(Schema.number),
-                "maximum": Schema.optional(Schema.number),
-            ])]),
-            "list": Schema.optional(Schema.object([
-                "itemsKey": Schema.optional(Schema.nonEmptyString), "totalKey": Schema.optional(Schema.nonEmptyString),
-                "pageKey": Schema.optional(Schema.nonEmptyString), "perPageKey": Schema.optional(Schema.nonEmptyString),
-                "totalPagesKey": Schema.optional(Schema.nonEmptyString), "pageSize": Schema.optional(Schema.integer(min: 1, max: 10_000)),
-                "fields": Schema.optional(Schema.array(Schema.nonEmptyString)),
-            ])),
-            "sort": Schema.optional(Schema.array(Schema.object(["field": Schema.nonEmptyString, "order": Schema.optional(Schema.enumeration(["asc", "desc"]))]))),
-            "search": Schema.optional(Schema.map(.obj(["type": "number", "exclusiveMinimum": 0]))),
-            "facets": Schema.optional(Schema.array(Schema.nonEmptyString)),
-            "types": Schema.optional(Schema.object(["item": Schema.optional(Schema.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
-                                          "page": Schema.optional(Schema.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
-                                          "index": Schema.optional(Schema.string(pattern: "^[A-Z][A-Za-z0-9]*$"))])),
-        ])
-}
-
-extension Optional {
-    func orThrow(_ error: @autoclosure () -> Error) throws -> Wrapped {
-        guard let v = self else { throw error() }
-        return v
     }
 }
