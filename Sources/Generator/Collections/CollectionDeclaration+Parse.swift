@@ -2,6 +2,7 @@ import Foundation
 import Schemas
 
 extension CollectionDeclaration {
+    /// A declaration file: JSON, checked against the declaration schema, then read strictly (`parse`).
     public static func load(_ url: URL, display: String) throws -> CollectionDeclaration {
         // `url` is resolved (see `InputFiles.resolve`); the collection is named after the file as listed.
         let data = try InputFiles.read(url, display: display)
@@ -18,6 +19,8 @@ extension CollectionDeclaration {
         return try parse(json, name: name, file: display)
     }
 
+    /// Reads a declaration strictly: each part (fields, list shape, sort, search, facets, type names) in turn, each
+    /// checked against the declared fields.
     public static func parse(_ json: JSON, name: String, file: String) throws -> CollectionDeclaration {
         guard (try? SafePath.segment(name)) == name, name.first?.isLetter == true else {
             throw BuildError(file: file, "collection name \(Excerpt.quote(name)) (the file name) must be a plain path segment starting with a letter")
@@ -29,8 +32,23 @@ extension CollectionDeclaration {
         if sources.isEmpty { throw BuildError(file: file, field: "sources", "needs at least one source file") }
         let idField = try o.string("id")
         let keyStyle = try KeyStyle(rawValue: o.string("keyStyle", default: "snake_case")).orThrow(BuildError(file: file, field: "keyStyle", "must be snake_case or camelCase"))
+        let fields = try parseFields(o.raw("fields"), idField: idField, file: file)
+        let list = try parseList(o.object("list"), fields: fields, keyStyle: keyStyle, file: file)
+        let sort = try parseSort(o.raw("sort"), fields: fields, file: file)
+        let search = try parseSearch(o.raw("search"), fields: fields, file: file)
+        let facets = try o.stringArray("facets", default: [])
+        try checkFacets(facets, fields: fields, file: file)
+        let typeNames = try parseTypeNames(o.raw("types"), file: file)
+        try o.finish()
+        var declaration = CollectionDeclaration(name: name, file: file, title: title, sources: sources, idField: idField, fields: fields,
+                                                keyStyle: keyStyle, list: list, sort: sort, search: search, facets: facets)
+        declaration.typeNames = typeNames
+        return declaration
+    }
 
-        guard case .object(let fieldObjects)? = o.raw("fields"), !fieldObjects.isEmpty else {
+    /// `fields`: at least one, in output order; the id names one of them, a required, non-null string or integer.
+    static func parseFields(_ json: JSON?, idField: String, file: String) throws -> [Field] {
+        guard case .object(let fieldObjects)? = json, !fieldObjects.isEmpty else {
             throw BuildError(file: file, field: "fields", "is required: an object of field declarations, in output order")
         }
         var fields: [Field] = []
@@ -43,76 +61,89 @@ extension CollectionDeclaration {
         guard [.string, .integer].contains(idDecl.type), idDecl.required, !idDecl.nullable else {
             throw BuildError(file: file, field: "fields.\(idField)", "the id field must be a required, non-null string or integer")
         }
+        return fields
+    }
 
+    /// `list`: the keys of a list page (distinct; by default in the key style), its size and the fields of each item.
+    static func parseList(_ object: StrictObject?, fields: [Field], keyStyle: KeyStyle, file: String) throws -> ListShape {
         let camel = keyStyle == .camelCase
         var listShape = ListShape(items: "items", total: "total", page: "page", perPage: camel ? "perPage" : "per_page",
                                   totalPages: camel ? "totalPages" : "total_pages", pageSize: 50, fields: fields.map(\.key))
-        if var l = try o.object("list") {
-            listShape.items = try l.string("itemsKey", default: listShape.items)
-            listShape.total = try l.string("totalKey", default: listShape.total)
-            listShape.page = try l.string("pageKey", default: listShape.page)
-            listShape.perPage = try l.string("perPageKey", default: listShape.perPage)
-            listShape.totalPages = try l.string("totalPagesKey", default: listShape.totalPages)
-            listShape.pageSize = try l.int("pageSize", default: 50, min: 1, max: 10_000)
-            listShape.fields = try l.stringArray("fields", default: listShape.fields)
-            try l.finish()
-            let keys = [listShape.items, listShape.total, listShape.page, listShape.perPage, listShape.totalPages]
-            if Set(keys).count != keys.count { throw BuildError(file: file, field: "list", "the page keys must differ from each other") }
-            for f in listShape.fields where !fields.contains(where: { $0.key == f }) {
-                throw BuildError(file: file, field: "list.fields", "names \(Excerpt.quote(f)), which is not a declared field")
-            }
+        guard var l = object else { return listShape }
+        listShape.items = try l.string("itemsKey", default: listShape.items)
+        listShape.total = try l.string("totalKey", default: listShape.total)
+        listShape.page = try l.string("pageKey", default: listShape.page)
+        listShape.perPage = try l.string("perPageKey", default: listShape.perPage)
+        listShape.totalPages = try l.string("totalPagesKey", default: listShape.totalPages)
+        listShape.pageSize = try l.int("pageSize", default: 50, min: 1, max: 10_000)
+        listShape.fields = try l.stringArray("fields", default: listShape.fields)
+        try l.finish()
+        let keys = [listShape.items, listShape.total, listShape.page, listShape.perPage, listShape.totalPages]
+        if Set(keys).count != keys.count { throw BuildError(file: file, field: "list", "the page keys must differ from each other") }
+        for f in listShape.fields where !fields.contains(where: { $0.key == f }) {
+            throw BuildError(file: file, field: "list.fields", "names \(Excerpt.quote(f)), which is not a declared field")
         }
+        return listShape
+    }
 
+    /// `sort`: an array of `{field, order}`, each a declared field that is not an array, `asc` or `desc`.
+    static func parseSort(_ json: JSON?, fields: [Field], file: String) throws -> [SortKey] {
+        guard let json else { return [] }
+        guard case .array(let items) = json else { throw BuildError(file: file, field: "sort", "expected an array, found \(json.typeName)") }
         var sort: [SortKey] = []
-        if case .array(let items)? = o.raw("sort") {
-            for (i, item) in items.enumerated() {
-                var s = try StrictObject(item, file: file, path: "sort[\(i)]")
-                let f = try s.string("field")
-                let order = try s.string("order", default: "asc")
-                try s.finish()
-                guard let decl = fields.first(where: { $0.key == f }) else { throw BuildError(file: file, field: "sort[\(i)].field", "names \(Excerpt.quote(f)), which is not a declared field") }
-                guard decl.type != .stringArray else { throw BuildError(file: file, field: "sort[\(i)].field", "cannot sort by an array field") }
-                guard order == "asc" || order == "desc" else { throw BuildError(file: file, field: "sort[\(i)].order", "must be asc or desc") }
-                sort.append(SortKey(field: f, descending: order == "desc"))
-            }
-        } else if let v = o.raw("sort") { throw BuildError(file: file, field: "sort", "expected an array, found \(v.typeName)") }
-
-        var search: [(String, Double)] = []
-        if let sv = o.raw("search") {
-            guard case .object(let so) = sv else { throw BuildError(file: file, field: "search", "expected an object {field: weight}") }
-            for m in so.members {
-                guard let w = m.value.doubleValue, w > 0 else { throw BuildError(file: file, field: "search.\(m.key)", "the weight must be a positive number") }
-                guard let d = fields.first(where: { $0.key == m.key }) else { throw BuildError(file: file, field: "search.\(m.key)", "is not a declared field") }
-                guard [.string, .enumeration, .stringArray, .url].contains(d.type) else {
-                    throw BuildError(file: file, field: "search.\(m.key)", "only text fields (string, enum, array) can be searched")
-                }
-                search.append((m.key, w))
-            }
+        for (i, item) in items.enumerated() {
+            var s = try StrictObject(item, file: file, path: "sort[\(i)]")
+            let f = try s.string("field")
+            let order = try s.string("order", default: "asc")
+            try s.finish()
+            guard let decl = fields.first(where: { $0.key == f }) else { throw BuildError(file: file, field: "sort[\(i)].field", "names \(Excerpt.quote(f)), which is not a declared field") }
+            guard decl.type != .stringArray else { throw BuildError(file: file, field: "sort[\(i)].field", "cannot sort by an array field") }
+            guard order == "asc" || order == "desc" else { throw BuildError(file: file, field: "sort[\(i)].order", "must be asc or desc") }
+            sort.append(SortKey(field: f, descending: order == "desc"))
         }
-        let facets = try o.stringArray("facets", default: [])
+        return sort
+    }
+
+    /// `search`: `{field: weight}`, each weight positive, each field a declared text field.
+    static func parseSearch(_ json: JSON?, fields: [Field], file: String) throws -> [(field: String, weight: Double)] {
+        guard let json else { return [] }
+        guard case .object(let so) = json else { throw BuildError(file: file, field: "search", "expected an object {field: weight}") }
+        var search: [(field: String, weight: Double)] = []
+        for m in so.members {
+            guard let w = m.value.doubleValue, w > 0 else { throw BuildError(file: file, field: "search.\(m.key)", "the weight must be a positive number") }
+            guard let d = fields.first(where: { $0.key == m.key }) else { throw BuildError(file: file, field: "search.\(m.key)", "is not a declared field") }
+            guard [.string, .enumeration, .stringArray, .url].contains(d.type) else {
+                throw BuildError(file: file, field: "search.\(m.key)", "only text fields (string, enum, array) can be searched")
+            }
+            search.append((m.key, w))
+        }
+        return search
+    }
+
+    /// `facets`: declared fields whose values can be counted (enum, boolean, string or array).
+    static func checkFacets(_ facets: [String], fields: [Field], file: String) throws {
         for f in facets {
             guard let d = fields.first(where: { $0.key == f }) else { throw BuildError(file: file, field: "facets", "names \(Excerpt.quote(f)), which is not a declared field") }
             guard [.enumeration, .boolean, .string, .stringArray].contains(d.type) else {
                 throw BuildError(file: file, field: "facets", "\(Excerpt.quote(f)) is \(d.type.rawValue); facets count values of enum, boolean, string or array fields")
             }
         }
+    }
+
+    /// `types`: the TypeScript names of the `item`, `page` and `index` kinds, each a capitalised identifier.
+    static func parseTypeNames(_ json: JSON?, file: String) throws -> [String: String] {
+        guard let json else { return [:] }
         var typeNames: [String: String] = [:]
-        if let tv = o.raw("types") {
-            var t = try StrictObject(tv, file: file, path: "types")
-            for key in ["item", "page", "index"] {
-                guard let n = try t.optionalString(key) else { continue }
-                guard n.range(of: "^[A-Z][A-Za-z0-9]*$", options: .regularExpression) != nil else {
-                    throw BuildError(file: file, field: "types.\(key)", "\(Excerpt.quote(n)) is not a type name (a capital letter, then letters and digits)")
-                }
-                typeNames[key] = n
+        var t = try StrictObject(json, file: file, path: "types")
+        for key in ["item", "page", "index"] {
+            guard let n = try t.optionalString(key) else { continue }
+            guard n.range(of: "^[A-Z][A-Za-z0-9]*$", options: .regularExpression) != nil else {
+                throw BuildError(file: file, field: "types.\(key)", "\(Excerpt.quote(n)) is not a type name (a capital letter, then letters and digits)")
             }
-            try t.finish()
+            typeNames[key] = n
         }
-        try o.finish()
-        var declaration = CollectionDeclaration(name: name, file: file, title: title, sources: sources, idField: idField, fields: fields,
-                                                keyStyle: keyStyle, list: listShape, sort: sort, search: search, facets: facets)
-        declaration.typeNames = typeNames
-        return declaration
+        try t.finish()
+        return typeNames
     }
 
     static func parseField(_ key: String, _ json: JSON, file: String) throws -> Field {
