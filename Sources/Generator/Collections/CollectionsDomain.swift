@@ -54,9 +54,7 @@ public struct CollectionsDomain: Domain {
         var items: [CollectionItem] = []
         var errors: [BuildError] = []
         var skipped = 0
-        var paths = CollisionDetector()
-        var seenIds: [String: (String, Int)] = [:]
-        let idField = decl.field(decl.idField)!
+        var ids = CollectionItemIds(idField: decl.field(decl.idField)!)
         for (i, source) in decl.sources.enumerated() {
             let (url, display) = try context.inputFile(source, file: decl.file, field: "sources[\(i)]")
             guard InputFiles.kind(url) != .missing else {
@@ -66,43 +64,11 @@ public struct CollectionsDomain: Domain {
             skipped += read.skipped.count
             for r in read.records {
                 var rowErrors: [BuildError] = []
-                var values = JSONObject()
-                if case .json(let j) = r.source, j.objectValue == nil {
-                    rowErrors.append(BuildError(file: display, line: r.line, "expected an object, found \(j.typeName)"))
-                }
-                for f in decl.fields {
-                    let raw = r.value(f.from.split(separator: ".").map(String.init))
-                    let isCSV: Bool = { if case .csv = r.source { return true }; return false }()
-                    switch raw {
-                    case nil:
-                        if f.required { rowErrors.append(BuildError(file: display, line: r.line, field: f.from, "required field is missing (expected \(f.type.rawValue))")) }
-                    case .null?:
-                        if f.nullable { values.append(f.key, .null) }
-                        else if isCSV && f.type == .stringArray { values.append(f.key, .array([])) }   // an empty list
-                        else if isCSV && !f.required { /* an empty cell of an optional field: missing */ }
-                        else { rowErrors.append(BuildError(file: display, line: r.line, field: f.from, "is null or empty, but the field is not nullable (expected \(f.type.rawValue))")) }
-                    case let v?:
-                        do { values.append(f.key, try CollectionValues.convert(v, f)) }
-                        catch let m as CollectionValues.Mismatch { rowErrors.append(BuildError(file: display, line: r.line, field: f.from, m.message)) }
-                    }
-                }
+                let values = try Self.values(of: r, decl, file: display, errors: &rowErrors)
                 if rowErrors.isEmpty {
-                    let idValue = values[decl.idField]!
-                    let id = idValue.stringValue ?? idValue.numberValue!.description
-                    do {
-                        let segment = try SafePath.segment(id)
-                        if let (file, line) = seenIds[id] {
-                            rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "duplicate id \(Excerpt.quote(id)) (first at \(file):\(line))"))
-                        } else if let other = paths.claim(path: segment, id: id) {
-                            rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "id \(Excerpt.quote(id)) would share the file items/\(Excerpt.text(segment)).json with id \(Excerpt.quote(other)) on a case-insensitive file system"))
-                        } else {
-                            seenIds[id] = (display, r.line)
-                            items.append(CollectionItem(id: id, segment: segment, values: values))
-                        }
-                    } catch let rej as SafePath.Rejection {
-                        rowErrors.append(BuildError(file: display, line: r.line, field: idField.from, "id \(Excerpt.quote(id)) cannot be a file name: it \(rej)"))
-                    }
+                    do { items.append(try ids.item(values, decl, file: display, line: r.line)) } catch { rowErrors.append(error) }
                 }
+                // A bad row is left out under --skip-bad-rows; otherwise the build stops at 50 errors.
                 if !rowErrors.isEmpty {
                     if context.skipBadRows { skipped += 1 } else { errors += rowErrors }
                     if errors.count >= 50 { throw BuildErrors(errors) }
@@ -114,5 +80,29 @@ public struct CollectionsDomain: Domain {
         var report = [ReportItem(domain: name, key: "\(decl.name): items", count: items.count)]
         if skipped > 0 { report.append(ReportItem(domain: name, key: "\(decl.name): bad rows skipped", count: skipped, policy: "--skip-bad-rows: left out")) }
         return CollectionModel(declaration: decl, items: items, report: report)
+    }
+
+    /// One record's values in the declared types, in field order; each problem (file, line, field) is added to `errors`.
+    static func values(of r: RawRecord, _ decl: CollectionDeclaration, file: String, errors: inout [BuildError]) throws -> JSONObject {
+        var values = JSONObject()
+        if case .json(let j) = r.source, j.objectValue == nil {
+            errors.append(BuildError(file: file, line: r.line, "expected an object, found \(j.typeName)"))
+        }
+        let isCSV: Bool = { if case .csv = r.source { return true }; return false }()
+        for f in decl.fields {
+            switch r.value(f.from.split(separator: ".").map(String.init)) {
+            case nil:
+                if f.required { errors.append(BuildError(file: file, line: r.line, field: f.from, "required field is missing (expected \(f.type.rawValue))")) }
+            case .null?:
+                if f.nullable { values.append(f.key, .null) }
+                else if isCSV && f.type == .stringArray { values.append(f.key, .array([])) }   // an empty list
+                else if isCSV && !f.required { /* an empty cell of an optional field: missing */ }
+                else { errors.append(BuildError(file: file, line: r.line, field: f.from, "is null or empty, but the field is not nullable (expected \(f.type.rawValue))")) }
+            case let v?:
+                do { values.append(f.key, try CollectionValues.convert(v, f)) }
+                catch let m as CollectionValues.Mismatch { errors.append(BuildError(file: file, line: r.line, field: f.from, m.message)) }
+            }
+        }
+        return values
     }
 }
