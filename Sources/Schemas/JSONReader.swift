@@ -10,23 +10,34 @@ public struct JSONSyntaxError: Error, CustomStringConvertible, Equatable {
 
 /// Strict RFC 8259 reader: UTF-8 only (a leading BOM is accepted), no duplicate keys,
 /// no NaN/Infinity, no trailing commas, nothing after the value but whitespace.
+///
+/// Every entry point lends its bytes to `read(_:)` as one buffer: the parser below walks raw memory (this file is one
+/// of the few low-level ones that may), and nothing else in the library needs to.
 public struct JSONReader {
     public static func parse(_ data: Data) throws -> JSON {
-        try data.withUnsafeBytes { raw in
-            try parse(UnsafeBufferPointer(start: raw.bindMemory(to: UInt8.self).baseAddress, count: raw.count))
-        }
+        try data.withUnsafeBytes { try read($0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     public static func parse(_ text: String) throws -> JSON {
         var text = text
-        return try text.withUTF8 { try parse($0) }
+        return try text.withUTF8 { try read($0) }
     }
 
     public static func parse(_ bytes: [UInt8]) throws -> JSON {
-        try bytes.withUnsafeBufferPointer { try parse($0) }
+        try bytes.withUnsafeBufferPointer { try read($0) }
     }
 
-    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws -> JSON {
+    /// JSON text lent as a span: a whole buffer, or a part of one (`span.extracting(range)`), read in place.
+    public static func parse(_ bytes: Span<UInt8>) throws -> JSON {
+        try bytes.withUnsafeBufferPointer { try read($0) }
+    }
+
+    /// Replaced by `parse(_:)` taking a `Span<UInt8>` (or `[UInt8]`, `Data`, `String`); kept until the callers in
+    /// Generator have moved.
+    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws -> JSON { try read(buffer) }
+
+    /// The reader itself: every form above (and the library's own scanners) lends its bytes here.
+    static func read(_ buffer: UnsafeBufferPointer<UInt8>) throws -> JSON {
         var p = Parser(buf: buffer)
         if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { p.pos = 3 }
         p.skipWhitespace()
@@ -37,6 +48,8 @@ public struct JSONReader {
     }
 }
 
+/// The parser walks a buffer pointer, not a `Span`: a span cannot be a stored property without the experimental
+/// `Lifetimes` feature, and the buffer is only ever the one `JSONReader.read` was lent.
 private struct Parser {
     let buf: UnsafeBufferPointer<UInt8>
     var pos = 0

@@ -38,13 +38,16 @@ public final class JSONStream {
     /// Bytes written so far.
     public var count: Int { sink.count }
 
-    /// Lends the bytes written so far, without copying.
+    /// Lends the bytes written so far, without copying (a search index is 90 MB).
+    public func withSpan<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R { try sink.withSpan(body) }
+
+    /// Replaced by `withSpan(_:)`; kept until the callers in Generator have moved.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: sink.base, count: sink.count))
     }
 
     /// A copy of the bytes written so far.
-    public var bytes: [UInt8] { withBytes { [UInt8]($0) } }
+    public var bytes: [UInt8] { sink.array }
 
     /// Empties the stream, keeping its buffer (to write many small documents with one allocation).
     public func reset() { sink.count = 0; needsComma = false }
@@ -52,12 +55,17 @@ public final class JSONStream {
     /// Moves the text written so far to the end of `out` and empties the buffer, keeping the writer's state: a long
     /// text is built in an array a piece at a time, its large parts (text made elsewhere) appended to the array itself.
     public func drain(into out: inout [UInt8]) {
-        withBytes { out.append(contentsOf: $0) }
+        sink.append(to: &out)
         sink.count = 0
     }
 
     /// Like `raw`, a value (or run of values) already text, but appended to `out` after the text so far is drained
     /// there (see `drain`): a large value goes into the array without passing through this buffer.
+    public func raw(_ fragment: Span<UInt8>, drainingInto out: inout [UInt8]) {
+        fragment.withUnsafeBytes { raw($0, drainingInto: &out) }
+    }
+
+    /// Replaced by `raw(_:drainingInto:)` taking a `Span<UInt8>`; kept until the callers in Generator have moved.
     public func raw(_ fragment: UnsafeRawBufferPointer, drainingInto out: inout [UInt8]) {
         separate()
         drain(into: &out)
@@ -100,7 +108,12 @@ public final class JSONStream {
 
     public func string(_ s: String) { separate(); JSONWriter.writeString(s, &sink) }
     /// A string given as its UTF-8 bytes (valid UTF-8; escaped as needed): no `String` made.
+    public func string(utf8: Span<UInt8>) { separate(); JSONWriter.writeEscaped(utf8, &sink) }
+    /// The string given as its UTF-8 bytes, or `null` when absent.
+    public func string(utf8: Span<UInt8>?) { if let utf8 { string(utf8: utf8) } else { null() } }
+    /// Replaced by `string(utf8:)` taking a `Span<UInt8>`; kept until the callers in Generator have moved.
     public func string(utf8: UnsafeBufferPointer<UInt8>) { separate(); JSONWriter.writeEscaped(utf8, &sink) }
+    /// Replaced by `string(utf8:)` taking a `Span<UInt8>?`; kept until the callers in Generator have moved.
     public func string(utf8: UnsafeBufferPointer<UInt8>?) { if let utf8 { string(utf8: utf8) } else { null() } }
     /// The string, or `null` when absent.
     public func string(_ s: String?) { if let s { string(s) } else { null() } }
@@ -113,7 +126,7 @@ public final class JSONStream {
     public func number(_ n: JSONNumber) throws {
         separate()
         do { try JSONWriter.writeNumber(n, &sink) } catch let e as JSONWriter.PathError {
-            throw JSONWriteError(path: withBytes { JSONStream.pointer(at: $0) }, message: e.message)
+            throw JSONWriteError(path: withSpan { JSONStream.pointer(at: $0) }, message: e.message)
         }
     }
     public func double(_ d: Double) throws { try number(JSONNumber(d)) }
@@ -126,7 +139,7 @@ public final class JSONStream {
     /// The JSON Pointer of the value that would follow `prefix` (text written so far, ending after a member name's
     /// colon or an element's comma or bracket). Worked out from the bytes only when a value is refused, so writing
     /// keeps no path at all.
-    static func pointer(at prefix: UnsafeRawBufferPointer) -> String {
+    static func pointer(at prefix: Span<UInt8>) -> String {
         enum Level { case object(key: String), array(index: Int) }
         var levels: [Level] = []
         var i = 0
@@ -144,8 +157,7 @@ public final class JSONStream {
                 while i < b.count, b[i] != UInt8(ascii: "\"") { i += b[i] == UInt8(ascii: "\\") ? 2 : 1 }
                 let end = min(i + 1, b.count)
                 if end < b.count, b[end] == UInt8(ascii: ":"), case .object? = levels.last {
-                    let text = UnsafeRawBufferPointer(rebasing: b[start..<end])
-                    let name = (try? JSONReader.parse(text.assumingMemoryBound(to: UInt8.self)))?.stringValue ?? ""
+                    let name = (try? JSONReader.parse(b.extracting(start..<end)))?.stringValue ?? ""
                     levels[levels.count - 1] = .object(key: name)
                 }
             default: break
@@ -163,8 +175,13 @@ public final class JSONStream {
 
     /// Text already written by this writer: one complete value (a list entry shared by many documents), or several
     /// values or members separated by commas (a chunk of a list or of an object written on another thread).
-    public func raw(_ fragment: UnsafeRawBufferPointer) { separate(); sink.bytes(fragment) }
+    public func raw(_ fragment: Span<UInt8>) { separate(); sink.bytes(fragment) }
+    public func raw(_ fragment: [UInt8]) { separate(); sink.bytes(fragment) }
     /// More of the text begun by the last `raw` (a long fragment copied in parts).
+    public func append(_ more: Span<UInt8>) { sink.bytes(more) }
+    public func append(_ more: [UInt8]) { sink.bytes(more) }
+    /// Replaced by `raw(_:)` taking a `Span<UInt8>` or `[UInt8]`; kept until the callers in Generator have moved.
+    public func raw(_ fragment: UnsafeRawBufferPointer) { separate(); sink.bytes(fragment) }
+    /// Replaced by `append(_:)` taking a `Span<UInt8>` or `[UInt8]`; kept until the callers in Generator have moved.
     public func append(_ more: UnsafeRawBufferPointer) { sink.bytes(more) }
-    public func raw(_ fragment: [UInt8]) { fragment.withUnsafeBytes { raw($0) } }
 }

@@ -18,20 +18,30 @@ public struct JSONWriter {
 
     public func data(_ value: JSON) throws -> Data { Data(try bytes(value)) }
 
-    public func bytes(_ value: JSON) throws -> [UInt8] { try withBytes(value) { [UInt8]($0) } }
+    public func bytes(_ value: JSON) throws -> [UInt8] { try withSink(value) { $0.array } }
 
     /// Serialises and lends the bytes to `body` without copying them into an array (for callers that hash and write
     /// them and keep nothing).
+    public func withSpan<R>(_ value: JSON, _ body: (Span<UInt8>) throws -> R) throws -> R {
+        try withSink(value) { try $0.withSpan(body) }
+    }
+
+    /// Replaced by `withSpan(_:_:)`; kept until the callers in Generator have moved.
     public func withBytes<R>(_ value: JSON, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-        var sink = ByteSink(capacity: 256)
-        defer { sink.release() }
-        try write(value, &sink)
-        return try body(UnsafeRawBufferPointer(start: sink.base, count: sink.count))
+        try withSink(value) { try body(UnsafeRawBufferPointer(start: $0.base, count: $0.count)) }
     }
 
     public func string(_ value: JSON) throws -> String { String(decoding: try bytes(value), as: UTF8.self) }
 
-    public func write(_ value: JSON, into out: inout [UInt8]) throws { try withBytes(value) { out.append(contentsOf: $0) } }
+    public func write(_ value: JSON, into out: inout [UInt8]) throws { try withSink(value) { $0.append(to: &out) } }
+
+    /// Serialises `value` into a buffer of its own, lent to `body` and released after.
+    private func withSink<R>(_ value: JSON, _ body: (ByteSink) throws -> R) throws -> R {
+        var sink = ByteSink(capacity: 256)
+        defer { sink.release() }
+        try write(value, &sink)
+        return try body(sink)
+    }
 
     func write(_ value: JSON, _ sink: inout ByteSink) throws {
         do {
@@ -167,7 +177,12 @@ public struct JSONWriter {
         copy.withUTF8 { writeEscaped($0, &out) }
     }
 
-    /// Quotes and escapes UTF-8 bytes: runs without escapes are copied whole.
+    static func writeEscaped(_ utf8: Span<UInt8>, _ out: inout ByteSink) {
+        utf8.withUnsafeBufferPointer { writeEscaped($0, &out) }
+    }
+
+    /// Quotes and escapes UTF-8 bytes: runs without escapes are copied whole. (A pointer, to read eight bytes at a
+    /// time.)
     static func writeEscaped(_ buf: UnsafeBufferPointer<UInt8>, _ out: inout ByteSink) {
         out.reserve(buf.count + 2)
         out.byte(0x22)
@@ -209,7 +224,8 @@ public struct JSONWriter {
 }
 
 /// A growable byte buffer for the writer: appends without Array's per-call uniqueness and capacity bookkeeping.
-/// Owned by one `bytes`/`write` call, which releases it.
+/// Owned by one `bytes`/`write` call, which releases it. Spans and arrays are appended, and the text lent, through
+/// the conversions here.
 struct ByteSink {
     var base: UnsafeMutablePointer<UInt8>
     var count = 0
@@ -241,6 +257,20 @@ struct ByteSink {
         memcpy(base + count, src, p.count)
         count += p.count
     }
+
+    @inline(__always) mutating func bytes(_ s: Span<UInt8>) { s.withUnsafeBytes { bytes($0) } }
+    @inline(__always) mutating func bytes(_ a: [UInt8]) { a.withUnsafeBytes { bytes($0) } }
+
+    /// Lends the bytes written so far.
+    func withSpan<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count).span)
+    }
+
+    /// A copy of the bytes written so far.
+    var array: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Appends the bytes written so far to `out`.
+    func append(to out: inout [UInt8]) { out.append(contentsOf: UnsafeBufferPointer(start: base, count: count)) }
 
     mutating func ascii(_ s: StaticString) { s.withUTF8Buffer { bytes(UnsafeRawBufferPointer($0)) } }
 

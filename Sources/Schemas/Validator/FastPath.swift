@@ -50,41 +50,7 @@ final class FastNode {
 
     final class Target { var node: FastNode? }
 
-    /// The children again, unretained and in plain memory, for the text walk (`TextCheck.swift`): reading a class
-    /// reference out of an array or a field retains and releases it, and on a 100,000-product build that cost the
-    /// walk about as much as its checks. The strong references above keep every child alive as long as this node.
-    struct Unretained {
-        let items: Unmanaged<FastNode>?
-        let additional: Unmanaged<FastNode>?
-        let propertyNames: Unmanaged<FastNode>?
-        let properties: UnsafeMutableBufferPointer<Unmanaged<FastNode>>
-        let allOf: UnsafeMutableBufferPointer<Unmanaged<FastNode>>
-        let anyOf: UnsafeMutableBufferPointer<Unmanaged<FastNode>>
-        /// Declared property names as UTF-8, back to back: name k is `keyBytes[keyStarts[k]..<keyStarts[k + 1]]`.
-        let keyBytes: UnsafeMutableBufferPointer<UInt8>
-        let keyStarts: UnsafeMutableBufferPointer<Int>
-
-        init(items: FastNode?, additional: FastNode?, propertyNames: FastNode?, properties: [(String, FastNode)],
-             allOf: [FastNode], anyOf: [FastNode]) {
-            func buffer<T>(_ a: [T]) -> UnsafeMutableBufferPointer<T> {
-                let b = UnsafeMutableBufferPointer<T>.allocate(capacity: a.count)
-                _ = b.initialize(from: a)
-                return b
-            }
-            self.items = items.map(Unmanaged.passUnretained)
-            self.additional = additional.map(Unmanaged.passUnretained)
-            self.propertyNames = propertyNames.map(Unmanaged.passUnretained)
-            self.properties = buffer(properties.map { Unmanaged.passUnretained($0.1) })
-            self.allOf = buffer(allOf.map(Unmanaged.passUnretained))
-            self.anyOf = buffer(anyOf.map(Unmanaged.passUnretained))
-            keyBytes = buffer(properties.flatMap { Array($0.0.utf8) })
-            keyStarts = buffer(properties.reduce(into: [0]) { $0.append($0.last! + $1.0.utf8.count) })
-        }
-
-        func deallocate() {
-            properties.deallocate(); allOf.deallocate(); anyOf.deallocate(); keyBytes.deallocate(); keyStarts.deallocate()
-        }
-    }
+    /// The children again, for the text walk (see `Unretained` in `TextCheck.swift`).
     let unretained: Unretained
 
     deinit { unretained.deallocate() }
@@ -269,6 +235,7 @@ final class FastNode {
 
 
 /// A bounded, thread-safe memo of regex verdicts for short ASCII strings.
+/// (Sendable, unchecked by the compiler: the verdicts are behind a lock; `Mutex`, which the compiler could check, needs macOS 15.)
 final class PatternMemo: @unchecked Sendable {
     private var verdicts: [String: Bool] = [:]
     private let lock = NSLock()

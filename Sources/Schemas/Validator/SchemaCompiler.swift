@@ -23,50 +23,64 @@ final class SchemaCompiler {
 
     static let validationVocabulary = "https://json-schema.org/draft/2020-12/vocab/validation"
 
-    func compile(_ json: JSON, base inBase: String, pointer inPointer: String, validation inherited: Bool?) throws -> SchemaNode {
+    /// Where a schema sits while it is compiled: its resource's base URI, its JSON Pointer from that resource's root,
+    /// and whether the validation vocabulary is on. What `enter` hands the keyword readers.
+    struct Location {
+        var base: String
+        var pointer: String
+        var validation: Bool
+
+        /// The location of a subschema under `path` (keyword, then names or indices).
+        func child(_ path: [String]) -> String { pointer + path.map { "/" + Evaluator.escape($0) }.joined() }
+    }
+
+    func compile(_ json: JSON, base: String, pointer: String, validation inherited: Bool?) throws -> SchemaNode {
         let n = SchemaNode()
-        var base = inBase, pointer = inPointer
         switch json {
         case .bool(let b):
             n.boolean = b; n.base = base
             nodes["\(base)#\(pointer)"] = n
             return n
-        case .object: break
+        case .object(let o):
+            nodes["\(base)#\(pointer)"] = n
+            let at = enter(o, json, n, base: base, pointer: pointer, validation: inherited)
+            try readValidation(o, into: n)
+            try readApplicators(o, into: n, at: at)
+            readReferences(o, into: n, base: at.base)
+            return n
         default: throw JSONSchemaValidator.SchemaError.notASchema("\(base)#\(pointer)")
         }
-        let o = json.objectValue!
-        nodes["\(base)#\(pointer)"] = n
+    }
+
+    /// The schema's own resource (`$id`), vocabulary (`$schema`) and anchors, registered; where its subschemas sit.
+    private func enter(_ o: JSONObject, _ json: JSON, _ n: SchemaNode, base inBase: String, pointer inPointer: String,
+                       validation inherited: Bool?) -> Location {
+        var at = Location(base: inBase, pointer: inPointer, validation: inherited ?? true)
         if let id = o["$id"]?.stringValue, !id.hasPrefix("#") {
-            base = URIReference(id).resolved(against: URIReference(base)).withoutFragment.string
-            pointer = ""
-            raw[base] = json
-            nodes["\(base)#"] = n
+            at.base = URIReference(id).resolved(against: URIReference(at.base)).withoutFragment.string
+            at.pointer = ""
+            raw[at.base] = json
+            nodes["\(at.base)#"] = n
         }
-        n.base = base
+        n.base = at.base
         // A meta-schema without the validation vocabulary turns validation keywords off.
-        var validation = inherited ?? true
         if let s = o["$schema"]?.stringValue, let meta = registry.document(URIReference(s).withoutFragment.string),
            let vocab = meta["$vocabulary"]?.objectValue {
-            validation = vocab[Self.validationVocabulary] != nil
+            at.validation = vocab[Self.validationVocabulary] != nil
         }
-        n.validation = validation
-        if let a = o["$anchor"]?.stringValue { anchors["\(base)#\(a)"] = n }
+        n.validation = at.validation
+        if let a = o["$anchor"]?.stringValue { anchors["\(at.base)#\(a)"] = n }
         if let d = o["$dynamicAnchor"]?.stringValue {
-            anchors["\(base)#\(d)"] = n
+            anchors["\(at.base)#\(d)"] = n
             n.dynamicAnchor = d
-            if dynamicAnchors[base]?[d] == nil { dynamicAnchors[base, default: [:]][d] = n }
+            if dynamicAnchors[at.base]?[d] == nil { dynamicAnchors[at.base, default: [:]][d] = n }
         }
+        return at
+    }
 
-        func sub(_ path: [String], _ v: JSON) throws -> SchemaNode {
-            try compile(v, base: base, pointer: pointer + path.map { "/" + Evaluator.escape($0) }.joined(), validation: validation)
-        }
-        func subs(_ key: String) throws -> [SchemaNode] {
-            guard let a = o[key]?.arrayValue else { return [] }
-            return try a.enumerated().map { try sub([key, String($0.offset)], $0.element) }
-        }
+    /// The validation vocabulary's keywords (read whether or not it is on: `validation` decides if they apply).
+    private func readValidation(_ o: JSONObject, into n: SchemaNode) throws {
         func int(_ key: String) -> Int? { o[key]?.numberValue.flatMap { $0.isInteger ? Int(exactly: $0.double) : nil } }
-
-        // Validation vocabulary.
         if let t = o["type"] { n.types = t.stringValue.map { [$0] } ?? t.arrayValue?.compactMap(\.stringValue); n.typeMask = n.types.map(TypeMask.init) }
         n.enumValues = o["enum"]?.arrayValue
         if let c = o["const"] { n.constValue = c; n.hasConst = true }
@@ -81,8 +95,17 @@ final class SchemaCompiler {
         n.required = o["required"]?.arrayValue?.compactMap(\.stringValue) ?? []
         n.dependentRequired = (o["dependentRequired"]?.objectValue?.members ?? []).map { ($0.key, $0.value.arrayValue?.compactMap(\.stringValue) ?? []) }
         n.format = o["format"]?.stringValue
+    }
 
-        // Applicators.
+    /// The applicator and unevaluated vocabularies' subschemas, compiled in place, and those under `$defs`.
+    private func readApplicators(_ o: JSONObject, into n: SchemaNode, at: Location) throws {
+        func sub(_ path: [String], _ v: JSON) throws -> SchemaNode {
+            try compile(v, base: at.base, pointer: at.child(path), validation: at.validation)
+        }
+        func subs(_ key: String) throws -> [SchemaNode] {
+            guard let a = o[key]?.arrayValue else { return [] }
+            return try a.enumerated().map { try sub([key, String($0.offset)], $0.element) }
+        }
         if let p = o["properties"]?.objectValue {
             for m in p.members { n.properties[m.key] = try sub(["properties", m.key], m.value); n.propertyOrder.append(m.key) }
             n.propertyList = n.properties.count <= 16 ? n.propertyOrder.compactMap { k in n.properties[k].map { (k, $0) } } : nil
@@ -109,7 +132,11 @@ final class SchemaCompiler {
         if let v = o["unevaluatedProperties"] { n.unevaluatedProperties = try sub(["unevaluatedProperties"], v) }
         if let v = o["unevaluatedItems"] { n.unevaluatedItems = try sub(["unevaluatedItems"], v) }
         for m in o["$defs"]?.objectValue?.members ?? [] { _ = try sub(["$defs", m.key], m.value) }
+    }
 
+    /// `$ref` and `$dynamicRef`, resolved against the base and queued for `resolveAll` (their targets may not be
+    /// compiled yet).
+    private func readReferences(_ o: JSONObject, into n: SchemaNode, base: String) {
         if let r = o["$ref"]?.stringValue {
             n.ref = URIReference(r).resolved(against: URIReference(base)).string
             pending.append(n)
@@ -120,7 +147,6 @@ final class SchemaCompiler {
             if let f = u.fragment, !f.isEmpty, !f.hasPrefix("/") { n.dynamicRefName = f }
             pending.append(n)
         }
-        return n
     }
 
     func regex(_ pattern: String) throws -> NSRegularExpression {

@@ -2,6 +2,9 @@ import Foundation
 
 /// Known schema documents by URI, for `$ref`, `$dynamicRef` and `$schema`. Nothing is ever fetched:
 /// a reference to an unknown document is an error. The draft 2020-12 meta-schemas are always known.
+///
+/// (Sendable, unchecked by the compiler: documents may be added from any thread, so the dictionary is behind a lock; `Mutex`, which
+/// would let the compiler check it, needs macOS 15.)
 public final class SchemaRegistry: @unchecked Sendable {
     private var documents: [String: JSON] = [:]
     private let lock = NSLock()

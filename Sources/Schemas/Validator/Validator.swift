@@ -20,6 +20,10 @@ public struct ValidationError: Sendable, CustomStringConvertible, Equatable {
 /// Vocabularies: core, applicator, unevaluated, validation, meta-data (annotations), format (annotation by
 /// default, assertion with `Options.formatAssertion`), content (annotations). A meta-schema whose `$vocabulary`
 /// leaves out the validation vocabulary turns validation keywords off for schemas that use it.
+///
+/// (Sendable, unchecked by the compiler: the compiled schema is a graph of classes whose fields are set while `init` compiles it and
+/// only read afterwards; the one thing written later, `PatternMemo`'s verdicts, is behind a lock. Making the compiled
+/// nodes genuinely immutable would mean building each after all of its children, which `$ref` cycles forbid.)
 public final class JSONSchemaValidator: @unchecked Sendable {
     public struct Options: Sendable {
         public var formatAssertion = false
@@ -75,16 +79,41 @@ public final class JSONSchemaValidator: @unchecked Sendable {
 
     /// The verdict on JSON text (UTF-8): checked from the bytes in one pass when the schema has the fast path, else
     /// parsed and evaluated. Text that is not one well-formed JSON value is invalid.
-    public func isValid(text: UnsafeRawBufferPointer) -> Bool {
+    public func isValid(text: Span<UInt8>) -> Bool {
         if let f = fast, f.check(text: text) { return true }
-        guard let v = try? JSONReader.parse(text.assumingMemoryBound(to: UInt8.self)) else { return false }
+        guard let v = try? JSONReader.parse(text) else { return false }
         return isValid(v)
     }
 
+    /// `isValid(text:)` on text in an array.
+    public func isValid(text: [UInt8]) -> Bool {
+        let all = text[...]   // (`ArraySlice.span` reaches back to macOS 13; `Array.span` needs macOS 26)
+        return isValid(text: all.span)
+    }
+
     /// Every error of JSON text; text that does not parse throws the reader's error (with line and column).
+    public func validate(text: Span<UInt8>) throws -> [ValidationError] {
+        if let f = fast, f.check(text: text) { return [] }
+        return validate(try JSONReader.parse(text))
+    }
+
+    /// `validate(text:)` on text in an array.
+    public func validate(text: [UInt8]) throws -> [ValidationError] {
+        let all = text[...]
+        return try validate(text: all.span)
+    }
+
+    /// Replaced by `isValid(text:)` taking a `Span<UInt8>` or `[UInt8]`; kept until the callers in Generator have moved.
+    public func isValid(text: UnsafeRawBufferPointer) -> Bool {
+        if let f = fast, f.check(text: text) { return true }
+        guard let v = try? JSONReader.read(text.assumingMemoryBound(to: UInt8.self)) else { return false }
+        return isValid(v)
+    }
+
+    /// Replaced by `validate(text:)` taking a `Span<UInt8>` or `[UInt8]`; kept until the callers in Generator have moved.
     public func validate(text: UnsafeRawBufferPointer) throws -> [ValidationError] {
         if let f = fast, f.check(text: text) { return [] }
-        return validate(try JSONReader.parse(text.assumingMemoryBound(to: UInt8.self)))
+        return validate(try JSONReader.read(text.assumingMemoryBound(to: UInt8.self)))
     }
 }
 
@@ -236,6 +265,22 @@ final class Evaluator {
         return r
     }
 
+    /// What an evaluation has found so far: its verdict and, when annotations are collected, what its valid
+    /// subschemas evaluated. Each step of `eval` adds to it.
+    struct Outcome {
+        let collect: Bool
+        var valid = true
+        var ann = Annotations()
+
+        /// A subschema's result, applied in place: its failure fails this schema, its annotations are this one's.
+        mutating func apply(_ r: (valid: Bool, ann: Annotations)) {
+            if !r.valid { valid = false } else if collect { ann.merge(r.ann) }
+        }
+    }
+
+    /// Whether evaluation goes on after a step: a failure ends it unless every error is wanted.
+    @inline(__always) private func goesOn(_ o: Outcome) -> Bool { o.valid || collectErrors }
+
     func eval(_ n: SchemaNode, _ inst: JSON, collect: Bool) -> (valid: Bool, ann: Annotations) {
         if let b = n.boolean {
             if !b { fail("", "no value is allowed here (false schema)") }
@@ -246,91 +291,109 @@ final class Evaluator {
         if pushed { scope.append(n.base) }
         defer { if pushed { scope.removeLast() } }
 
-        let collectHere = collect || n.needsAnnotations
-        var valid = true
-        var ann = Annotations()
-        func stop() -> Bool { !valid && !collectErrors }
+        var o = Outcome(collect: collect || n.needsAnnotations)
+        guard references(n, inst, &o), assertions(n, inst, &o), combinations(n, inst, &o), conditional(n, inst, &o) else {
+            return (false, o.ann)
+        }
+        switch inst {
+        case .object(let obj):
+            if !evalObject(n, obj, collect: o.collect, ann: &o.ann) { o.valid = false }
+        case .array(let a):
+            if !evalArray(n, a, collect: o.collect, ann: &o.ann) { o.valid = false }
+        default: break
+        }
+        return (o.valid, o.valid ? o.ann : Annotations())
+    }
 
-        // $ref and $dynamicRef (in place).
+    /// `$ref` and `$dynamicRef`, applied in place. False when evaluation stops here.
+    private func references(_ n: SchemaNode, _ inst: JSON, _ o: inout Outcome) -> Bool {
         if let t = n.refTarget {
-            let r = child(["$ref"], t, inst, collect: collectHere)
-            if !r.valid { valid = false } else if collectHere { ann.merge(r.ann) }
-            if stop() { return (false, ann) }
+            o.apply(child(["$ref"], t, inst, collect: o.collect))
+            if !goesOn(o) { return false }
         }
         if n.dynamicRef != nil, let t = resolveDynamic(n) {
-            let r = child(["$dynamicRef"], t, inst, collect: collectHere)
-            if !r.valid { valid = false } else if collectHere { ann.merge(r.ann) }
-            if stop() { return (false, ann) }
+            o.apply(child(["$dynamicRef"], t, inst, collect: o.collect))
+            if !goesOn(o) { return false }
         }
+        return true
+    }
 
+    /// The validation keywords (when the vocabulary is on) and an asserted `format`. False when evaluation stops here.
+    private func assertions(_ n: SchemaNode, _ inst: JSON, _ o: inout Outcome) -> Bool {
         if n.validation {
-            if !checkValidation(n, inst) { valid = false }
-            if stop() { return (false, ann) }
+            if !checkValidation(n, inst) { o.valid = false }
+            if !goesOn(o) { return false }
         }
         if let f = n.format, options.formatAssertion, case .string(let s) = inst, !Formats.check(f, s) {
-            fail("format", "\"\(s.prefix(60))\" is not a valid \(f)"); valid = false
+            fail("format", "\"\(s.prefix(60))\" is not a valid \(f)"); o.valid = false
         }
+        return true
+    }
 
-        // In-place applicators.
+    /// The in-place applicators `allOf`, `anyOf`, `oneOf` and `not`. False when evaluation stops here.
+    private func combinations(_ n: SchemaNode, _ inst: JSON, _ o: inout Outcome) -> Bool {
         for (i, s) in n.allOf.enumerated() {
-            let r = child(["allOf", String(i)], s, inst, collect: collectHere)
-            if !r.valid { valid = false } else if collectHere { ann.merge(r.ann) }
-            if stop() { return (false, ann) }
+            o.apply(child(["allOf", String(i)], s, inst, collect: o.collect))
+            if !goesOn(o) { return false }
         }
         if !n.anyOf.isEmpty {
-            var any = false
-            var sub: [ValidationError] = []
-            for (i, s) in n.anyOf.enumerated() {
-                let (r, e) = quietly { child(["anyOf", String(i)], s, inst, collect: collectHere) }
-                if r.valid { any = true; if collectHere { ann.merge(r.ann) } else { break } } else { sub += e }
-            }
-            if !any { fail("anyOf", "matches none of the anyOf schemas"); if recording { errors += sub }; valid = false }
-            if stop() { return (false, ann) }
+            anyOf(n, inst, &o)
+            if !goesOn(o) { return false }
         }
         if !n.oneOf.isEmpty {
-            var matched: [Int] = []
-            var sub: [ValidationError] = []
-            var oneAnn = Annotations()
-            for (i, s) in n.oneOf.enumerated() {
-                let (r, e) = quietly { child(["oneOf", String(i)], s, inst, collect: collectHere) }
-                if r.valid { matched.append(i); oneAnn.merge(r.ann) } else { sub += e }
-                if matched.count > 1 && !collectErrors { break }
-            }
-            if matched.count != 1 {
-                fail("oneOf", matched.isEmpty ? "matches none of the oneOf schemas" : "matches more than one oneOf schema (\(matched.map(String.init).joined(separator: ", ")))")
-                if recording && matched.isEmpty { errors += sub }
-                valid = false
-            } else if collectHere { ann.merge(oneAnn) }
-            if stop() { return (false, ann) }
+            oneOf(n, inst, &o)
+            if !goesOn(o) { return false }
         }
         if let s = n.not {
             let (r, _) = quietly { child(["not"], s, inst, collect: false) }
-            if r.valid { fail("not", "must not match the \"not\" schema"); valid = false }
-            if stop() { return (false, ann) }
+            if r.valid { fail("not", "must not match the \"not\" schema"); o.valid = false }
+            if !goesOn(o) { return false }
         }
-        if let s = n.ifSchema {
-            let (r, _) = quietly { child(["if"], s, inst, collect: collectHere) }
-            if r.valid {
-                if collectHere { ann.merge(r.ann) }
-                if let t = n.thenSchema {
-                    let tr = child(["then"], t, inst, collect: collectHere)
-                    if !tr.valid { valid = false } else if collectHere { ann.merge(tr.ann) }
-                }
-            } else if let e = n.elseSchema {
-                let er = child(["else"], e, inst, collect: collectHere)
-                if !er.valid { valid = false } else if collectHere { ann.merge(er.ann) }
-            }
-            if stop() { return (false, ann) }
-        }
+        return true
+    }
 
-        switch inst {
-        case .object(let o):
-            if !evalObject(n, o, collect: collectHere, ann: &ann) { valid = false }
-        case .array(let a):
-            if !evalArray(n, a, collect: collectHere, ann: &ann) { valid = false }
-        default: break
+    /// `anyOf`: one branch must match; the branches' errors are reported only when none does.
+    private func anyOf(_ n: SchemaNode, _ inst: JSON, _ o: inout Outcome) {
+        let collect = o.collect
+        var any = false
+        var sub: [ValidationError] = []
+        for (i, s) in n.anyOf.enumerated() {
+            let (r, e) = quietly { child(["anyOf", String(i)], s, inst, collect: collect) }
+            if r.valid { any = true; if collect { o.ann.merge(r.ann) } else { break } } else { sub += e }
         }
-        return (valid, valid ? ann : Annotations())
+        if !any { fail("anyOf", "matches none of the anyOf schemas"); if recording { errors += sub }; o.valid = false }
+    }
+
+    /// `oneOf`: exactly one branch must match.
+    private func oneOf(_ n: SchemaNode, _ inst: JSON, _ o: inout Outcome) {
+        let collect = o.collect
+        var matched: [Int] = []
+        var sub: [ValidationError] = []
+        var oneAnn = Annotations()
+        for (i, s) in n.oneOf.enumerated() {
+            let (r, e) = quietly { child(["oneOf", String(i)], s, inst, collect: collect) }
+            if r.valid { matched.append(i); oneAnn.merge(r.ann) } else { sub += e }
+            if matched.count > 1 && !collectErrors { break }
+        }
+        if matched.count != 1 {
+            fail("oneOf", matched.isEmpty ? "matches none of the oneOf schemas" : "matches more than one oneOf schema (\(matched.map(String.init).joined(separator: ", ")))")
+            if recording && matched.isEmpty { errors += sub }
+            o.valid = false
+        } else if collect { o.ann.merge(oneAnn) }
+    }
+
+    /// `if`, `then` and `else`. False when evaluation stops here.
+    private func conditional(_ n: SchemaNode, _ inst: JSON, _ o: inout Outcome) -> Bool {
+        guard let s = n.ifSchema else { return true }
+        let collect = o.collect
+        let (r, _) = quietly { child(["if"], s, inst, collect: collect) }
+        if r.valid {
+            if collect { o.ann.merge(r.ann) }
+            if let t = n.thenSchema { o.apply(child(["then"], t, inst, collect: collect)) }
+        } else if let e = n.elseSchema {
+            o.apply(child(["else"], e, inst, collect: collect))
+        }
+        return goesOn(o)
     }
 
     func resolveDynamic(_ n: SchemaNode) -> SchemaNode? {
