@@ -1,4 +1,5 @@
 import Foundation
+import Schemas
 
 /// Turns text into search terms, identically at build time and in the reference query engine:
 /// Unicode compatibility decomposition (NFKD), diacritics dropped, lowercase; words split on whitespace and
@@ -233,16 +234,15 @@ public struct TermMemo {
     /// other text: appends nothing and returns false (the caller analyses it whole).
     static func perToken<T>(_ text: String, _ cache: inout TokenTable<[T]>, into out: inout [T], _ f: (String) -> [T]) -> Bool {
         // Tokens are looked up by their bytes, in place (no substring, no String unless the token is new).
-        var text = text
-        return text.withUTF8 { bytes -> Bool in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }
+        text.withUTF8Span { bytes -> Bool in
+            for k in bytes.indices where bytes[k] >= 0x80 { return false }
             var start = 0
             for k in 0...bytes.count where k == bytes.count || bytes[k] == 0x20 {
                 defer { start = k + 1 }
                 guard k > start else { continue }
-                let token = UnsafeBufferPointer(rebasing: bytes[start..<k])
+                let token = bytes.extracting(start..<k)
                 if let e = cache.find(token) { out += cache.values[e]; continue }
-                let v = f(String(decoding: token, as: UTF8.self))
+                let v = f(String(decodingUTF8: token))
                 cache.insert(token, v)
                 out += v
             }

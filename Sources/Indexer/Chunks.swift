@@ -16,6 +16,16 @@ enum Chunks {
         }
     }
 
+    /// `f` of every element, computed in parallel, in index order; each call has its own element to change (to let go
+    /// of what it no longer needs as soon as it is done with it: a term's postings once scored).
+    static func map<E, T>(_ elements: inout [E], threads: Int, _ f: (inout E) -> T) -> [T] {
+        // Each index is given to exactly one call, so the calls never touch the same element; a buffer pointer is the
+        // one way to hand concurrent calls distinct elements of one array in place.
+        elements.withUnsafeMutableBufferPointer { buffer in
+            map(buffer.count, threads: threads) { f(&buffer[$0]) }
+        }
+    }
+
     /// One partial result per chunk (from its range of indices), in chunk order. `perThread`: chunks per thread, fewer
     /// where each chunk pays to learn its own vocabulary (the indexes), more for balance.
     static func partials<T>(_ n: Int, threads: Int, perThread: Int = 8, _ f: (Range<Int>) -> T) -> [T] {

@@ -8,9 +8,13 @@ import Schemas
 /// next build finds a fragment whose key it still has in the earlier file and copies its bytes instead of rendering
 /// it: a price change re-renders one entry of a 90 MB index, not the index. Keys are the caller's (`FragmentKey`),
 /// so this module knows nothing of how they are made.
+///
+/// (Sendable, unchecked by the compiler: what several threads record is behind a lock; the window is used by the one
+/// writer of the file. `Mutex`, which the compiler could check, needs macOS 15.)
 public final class FragmentReuse: @unchecked Sendable {
     public typealias Key = FragmentKey
-    /// Reads `count` bytes of the earlier file at `offset` into the given buffer (false when it cannot).
+    /// Reads `count` bytes of the earlier file at `offset` into the given buffer (false when it cannot). A buffer
+    /// pointer: what a `pread` fills.
     public typealias Reader = (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Bool
 
     /// The earlier file, read on demand (fragments are copied in file order: a window of it is kept, never the whole).
@@ -21,7 +25,8 @@ public final class FragmentReuse: @unchecked Sendable {
     /// The earlier file's last fragment (a writer that ends with a fragment of its own, like the seed indexes' maps,
     /// finds it here when its key has changed).
     public let earlierLast: Range<Int>?
-    private var window = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    /// Up to 1 MB of the earlier file, from `windowRange.lowerBound` (made on first use).
+    private var window: [UInt8] = []
     private var windowRange = 0..<0
     /// The new file's fragments, in the order written.
     public private(set) var written: [(key: Key, range: Range<Int>)] = []
@@ -61,8 +66,6 @@ public final class FragmentReuse: @unchecked Sendable {
 
     /// The earlier range of the fragment named `key`.
     @inline(__always) private func earlier(_ key: Key) -> Range<Int>? { oldKeys.find(key).map { oldRanges[$0] } }
-
-    deinit { window.deallocate() }
 
     /// Whether the earlier file had a fragment named `key`.
     public func has(_ key: Key) -> Bool { oldKeys.find(key) != nil }
@@ -121,12 +124,16 @@ public final class FragmentReuse: @unchecked Sendable {
         while at < r.upperBound || first {
             // Refill the window from `at` when the next bytes are not in it.
             if !windowRange.contains(at) {
+                if window.isEmpty { window = [UInt8](repeating: 0, count: 1 << 20) }
                 let n = min(window.count, max(r.upperBound, at + 1) - at)
-                guard n > 0, read(at, UnsafeMutableRawBufferPointer(rebasing: window[..<n])) else { throw Unreadable() }
+                guard n > 0, window.withUnsafeMutableBytes({ read(at, UnsafeMutableRawBufferPointer(rebasing: $0[..<n])) }) else {
+                    throw Unreadable()
+                }
                 windowRange = at..<(at + n)
             }
             let end = min(r.upperBound, windowRange.upperBound)
-            let part = UnsafeRawBufferPointer(rebasing: window[(at - windowRange.lowerBound)..<(end - windowRange.lowerBound)])
+            let held = window[...]
+            let part = held.span.extracting((at - windowRange.lowerBound)..<(end - windowRange.lowerBound))
             if first { out.raw(part); start = out.count - part.count; first = false } else { out.append(part) }
             at = end
             if r.isEmpty { break }
@@ -164,7 +171,7 @@ public final class FragmentReuse: @unchecked Sendable {
         let start = try copy(run.range, to: out)
         for (k, (key, offset)) in run.keys.enumerated() {
             let end = k + 1 < run.keys.count ? run.keys[k + 1].offset - 1 : run.range.count
-            if k + 1 < run.keys.count, out.withBytes({ $0[start + end] }) != UInt8(ascii: ",") { throw Unreadable() }
+            if k + 1 < run.keys.count, out.withSpan({ $0[start + end] }) != UInt8(ascii: ",") { throw Unreadable() }
             let old = run.range.lowerBound + offset
             lock.lock()
             written.append((key, (start + offset)..<(start + end)))

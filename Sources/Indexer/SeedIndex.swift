@@ -103,64 +103,114 @@ public enum SeedIndex {
                               to out: JSONStream) throws -> Bool {
         precondition(f.entryKeys.count == count, "one entry key per document")
         guard !f.reuse.isEmpty else { return false }
-        // With maps to edit, the entries to make (positions in the index: those whose keys the earlier file does not
-        // have) are found first; otherwise the loop below finds them as it goes.
-        var maps: MapSplice?, made: [Int] = []
-        if !f.reuse.has(f.tailKey) {
-            made = (0..<count).filter { !f.reuse.has(f.entryKeys[order?[$0] ?? $0]) }
-            guard let m = try mapSplice(made: made.count, fragments: f) else { return false }
-            maps = m
-        }
-        var memo = FieldKeys()
-        var words = Vocabulary()
-        let scratch = JSONStream(capacity: 1024), keyText = JSONStream(capacity: 64)
-        // With maps to edit (a few entries, see `mapSpliceLimit`), the entries are made first: their keys decide the
-        // maps' edits, worked out before anything is written. Otherwise each is made where it is written (a price
-        // change to every product makes 100,000 of them).
-        var texts: [[UInt8]] = []
-        var additions: [[MapSplice.Addition]] = [[], [], []]
-        for k in made where maps != nil {
-            let d = document(order?[k] ?? k)
-            scratch.reset()
-            let keys = try entry(d, compact: compact, memo: &memo, words: &words, to: scratch)
-            texts.append(scratch.bytes)
-            keyText.reset(); keyText.string(d.id)
-            let idText = keyText.bytes
-            func add(_ map: Int, _ key: String) {
-                keyText.reset(); keyText.string(key)
-                additions[map].append(.init(keyText: keyText.bytes, key: key, position: k, id: idText))
-            }
-            for n in keys { add(0, words.words[Int(n)]) }
-            if !compact { add(1, d.category); add(2, d.brand) }
-        }
+        var entries = EntryMaker(compact: compact)
+        // With maps to edit (a few entries, see `mapSpliceLimit`), the entries to make are made first: their keys
+        // decide the maps' edits, worked out before anything is written. Otherwise each is made where it is written
+        // (a price change to every product makes 100,000 of them).
+        var made = MadeEntries()
         var mapWriter: MapSplice.Writer?
-        if let m = maps {
-            // Each id's position in the index, looked up only to place an id in a list: the document's number (from
-            // the caller's table, else one made here from the documents), then its place in `order`.
-            // (A table made here lives only while the maps are planned.)
-            do {
-                mapWriter = try withoutActuallyEscaping(document) { document in
-                    let ids = ids ?? IdPositions(count: count) { k, body in var id = document(k).id; id.withUTF8(body) }
-                    var places: [Int]?
-                    func position(_ of: String) -> Int? {
-                        guard let i = ids.position(of), i < count else { return nil }
-                        guard let order else { return i }
-                        if places == nil {
-                            var p = [Int](repeating: 0, count: count)
-                            for (k, i) in order.enumerated() { p[i] = k }
-                            places = p
-                        }
-                        return places![i]
-                    }
-                    return m.writer(try m.plan(adding: additions, position: position))
-                }
-            } catch is SpliceFailed { return false }
-            maps = nil   // (the earlier maps' text, let go before the new file grows)
+        if !f.reuse.has(f.tailKey) {
+            // The entries to make: positions in the index whose keys the earlier file does not have.
+            made.positions = (0..<count).filter { !f.reuse.has(f.entryKeys[order?[$0] ?? $0]) }
+            guard let maps = try mapSplice(made: made.positions.count, fragments: f) else { return false }
+            try made.make(document: document, order: order, with: &entries)
+            guard let w = try plan(maps, adding: made.additions, count: count, document: document, ids: ids, order: order) else {
+                return false
+            }
+            mapWriter = w   // (and `maps`, the earlier maps' text, let go before the new file grows)
         }
-
         let headStart = out.count
         writeHead(count, version: version, generatedAt: generatedAt, to: out)
         f.reuse.wroteRendered(headFragment, headStart..<out.count)
+        try spliceProducts(count: count, document: document, order: order, made: made, entries: &entries, fragments: f, to: out)
+        try spliceMaps(mapWriter, fragments: f, to: out)
+        out.endObject()
+        return true
+    }
+
+    /// Writes product entries one at a time, keeping what they share from one to the next (the keys of each brand,
+    /// category and token, the words' numbers).
+    struct EntryMaker {
+        let compact: Bool
+        var memo = FieldKeys()
+        var words = Vocabulary()
+        /// The last entry's text.
+        let scratch = JSONStream(capacity: 1024)
+
+        init(compact: Bool) { self.compact = compact }
+
+        /// Makes `d`'s entry in `scratch`; returns the numbers of its keys (see `entry`).
+        mutating func make(_ d: borrowing SearchDocument) throws -> [Int32] {
+            scratch.reset()
+            return try SeedIndex.entry(d, compact: compact, memo: &memo, words: &words, to: scratch)
+        }
+
+        /// Writes `d`'s entry to `out`; returns its length.
+        mutating func write(_ d: borrowing SearchDocument, to out: JSONStream) throws -> Int {
+            _ = try make(d)
+            scratch.withSpan { out.raw($0) }
+            return scratch.count
+        }
+    }
+
+    /// The entries a splice makes before it writes anything (when it edits the maps): their positions in the index,
+    /// their text, and the ids each adds to the keyword, category and brand maps' lists.
+    struct MadeEntries {
+        var positions: [Int] = []
+        var texts: [[UInt8]] = []
+        var additions: [[MapSplice.Addition]] = [[], [], []]
+
+        /// Makes the entries at `positions` (document `order[k]` for position `k`).
+        mutating func make(document: (Int) -> SearchDocument, order: [Int]?, with entries: inout EntryMaker) throws {
+            let keyText = JSONStream(capacity: 64)
+            func text(_ s: String) -> [UInt8] { keyText.reset(); keyText.string(s); return keyText.bytes }
+            for k in positions {
+                let d = document(order?[k] ?? k)
+                let keys = try entries.make(d)
+                texts.append(entries.scratch.bytes)
+                let id = text(d.id)
+                for n in keys {
+                    let word = entries.words.words[Int(n)]
+                    additions[0].append(.init(keyText: text(word), key: word, position: k, id: id))
+                }
+                if !entries.compact {
+                    additions[1].append(.init(keyText: text(d.category), key: d.category, position: k, id: id))
+                    additions[2].append(.init(keyText: text(d.brand), key: d.brand, position: k, id: id))
+                }
+            }
+        }
+    }
+
+    /// The maps' edits for the entries made, worked out before anything is written; nil when a list holds an id the
+    /// new index does not have (the index is then written whole).
+    static func plan(_ maps: MapSplice, adding additions: [[MapSplice.Addition]], count: Int, document: (Int) -> SearchDocument,
+                     ids: IdPositions?, order: [Int]?) throws -> MapSplice.Writer? {
+        // Each id's position in the index, looked up only to place an id in a list: the document's number (from the
+        // caller's table, else one made here from the documents), then its place in `order`.
+        // (A table made here lives only while the maps are planned.)
+        do {
+            return try withoutActuallyEscaping(document) { document in
+                let ids = ids ?? IdPositions(count: count, idBytes: { k, body in document(k).id.withUTF8Span(body) })
+                var places: [Int]?
+                func position(_ of: String) -> Int? {
+                    guard let i = ids.position(of), i < count else { return nil }
+                    guard let order else { return i }
+                    if places == nil {
+                        var p = [Int](repeating: 0, count: count)
+                        for (k, i) in order.enumerated() { p[i] = k }
+                        places = p
+                    }
+                    return places![i]
+                }
+                return maps.writer(try maps.plan(adding: additions, position: position))
+            }
+        } catch is SpliceFailed { return nil }
+    }
+
+    /// The products array: runs of entries the earlier file has side by side, copied as one; the others written (taken
+    /// from `made` when it has them, else made here).
+    static func spliceProducts(count: Int, document: (Int) -> SearchDocument, order: [Int]?, made: MadeEntries,
+                               entries: inout EntryMaker, fragments f: Fragments, to out: JSONStream) throws {
         out.key("products"); out.beginArray()
         var run = FragmentReuse.Run()
         var next = 0
@@ -170,15 +220,12 @@ public enum SeedIndex {
             try f.reuse.copy(&run, to: out)
             if f.reuse.extend(&run, with: key) { continue }
             let length: Int
-            if texts.isEmpty {
-                scratch.reset()
-                _ = try entry(document(order?[k] ?? k), compact: compact, memo: &memo, words: &words, to: scratch)
-                scratch.withBytes { out.raw($0) }
-                length = scratch.count
+            if made.texts.isEmpty {
+                length = try entries.write(document(order?[k] ?? k), to: out)
             } else {
-                precondition(made[next] == k, "an entry to make was not made")
-                out.raw(texts[next])
-                length = texts[next].count
+                precondition(made.positions[next] == k, "an entry to make was not made")
+                out.raw(made.texts[next])
+                length = made.texts[next].count
             }
             let r = (out.count - length)..<out.count
             next += 1
@@ -187,6 +234,11 @@ public enum SeedIndex {
         }
         try f.reuse.copy(&run, to: out)
         out.endArray()
+    }
+
+    /// The maps after the products: edited as planned, or copied whole from the earlier file (no searchable text
+    /// changed).
+    static func spliceMaps(_ mapWriter: MapSplice.Writer?, fragments f: Fragments, to out: JSONStream) throws {
         if let mapWriter, let earlier = f.reuse.earlierLast {
             let tailStart = out.count + 1   // (after the comma that ends the products)
             let layouts = try mapWriter.write(to: out, copy: { r in try f.reuse.copyEarlier((earlier.lowerBound + r.lowerBound)..<(earlier.lowerBound + r.upperBound), to: out) },
@@ -198,8 +250,6 @@ public enum SeedIndex {
             guard let n = try f.reuse.copy(f.tailKey, to: out) else { throw FragmentReuse.Unreadable() }
             f.reuse.wrote(f.tailKey, (out.count - n)..<out.count, copied: true)
         }
-        out.endObject()
-        return true
     }
 
     /// The earlier maps, ready to be edited for `made` new entries and the entries the earlier file had and this one
@@ -216,7 +266,7 @@ public enum SeedIndex {
         var ids: [[UInt8]] = []
         for r in dropped {
             let text = try f.reuse.earlierBytes(r)
-            guard text.starts(with: head), let end = text.withUnsafeBufferPointer({ JSONText.stringEnd($0, from: head.count) }) else { return nil }
+            guard text.starts(with: head), let end = JSONText.stringEnd(text, from: head.count) else { return nil }
             ids.append(Array(text[head.count..<end]))
         }
         return MapSplice(tail: try f.reuse.earlierBytes(tail), dropped: ids)
@@ -240,66 +290,69 @@ public enum SeedIndex {
                       threads: Int, recording: Fragments?, to out: JSONStream) throws {
         let at = order ?? Array(docs.indices)
         precondition(at.count == docs.count, "order must list every document once")
-        // Each product's entry text and keys (numbers of its chunk's words, see `Vocabulary`), in parallel chunks.
-        let parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> (words: Vocabulary, entries: Result<JSONStream, Error>, ends: [Int]) in
-            var words = Vocabulary()
-            var memo = FieldKeys()
-            let text = JSONStream(capacity: range.count * 256)
-            var ends: [Int] = []
-            if recording != nil { ends.reserveCapacity(range.count) }
-            let written = Result<JSONStream, Error> {
-                for i in range {
-                    for k in try entry(docs[at[i]], compact: compact, memo: &memo, words: &words, to: text) { words.postings[Int(k)].append(i) }
-                    if recording != nil { ends.append(text.count) }
-                }
-                return text
-            }
-            return (words, written, ends)
-        }
-        // The chunks' words joined in chunk order, so every list stays in product order whatever the thread count.
-        var keywordIds: [String: [Int]] = [:]
-        for p in parts {
-            for (k, w) in p.words.words.enumerated() where !p.words.postings[k].isEmpty { keywordIds[w, default: []] += p.words.postings[k] }
-        }
-        // Each id as JSON text once, all in one buffer (id k at idStarts[k]..<idStarts[k + 1] - 1): the maps repeat every
-        // id a hundred times, and an array per id would be retained and released at each use, by two threads at once.
-        let idStream = JSONStream(capacity: docs.count * 16)
-        var idStarts = [0]
-        idStarts.reserveCapacity(docs.count + 1)
-        for i in docs.indices { idStream.string(docs[at[i]].id); idStarts.append(idStream.count + 1) }   // (+1: the comma between)
-        let idText = idStream.bytes
-        func idMap(_ m: [String: [Int]]) {
-            // Keys in the order of their first product (then by name), not alphabetically: the words of one product
-            // sit together and their lists start alike, which gzip turns into back-references (real corpus: compact
-            // −4.4 %, full −2.9 % gzip). A client reads the maps as dictionaries, so the order is free.
-            let keys = m.keys.map { ($0, m[$0]![0]) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
-            let chunks = Chunks.partials(keys.count, threads: threads) { range -> [UInt8] in
-                let t = JSONStream(capacity: range.count * 64)
-                idText.withUnsafeBytes { ids in
-                    for k in keys[range] {
-                        t.key(k); t.beginArray()
-                        for i in m[k]! { t.raw(UnsafeRawBufferPointer(rebasing: ids[idStarts[i]..<idStarts[i + 1] - 1])) }
-                        t.endArray()
-                    }
-                }
-                return t.bytes
-            }
-            out.beginObject()
-            for c in chunks where !c.isEmpty { out.raw(c) }
-            out.endObject()
-        }
+        let chunks = entryChunks(docs, at: at, compact: compact, threads: threads, recordingEnds: recording != nil)
+        let keywords = keywordLists(chunks)
+        let ids = IdTexts(docs, at: at)
         var categories: [String: [Int]] = [:], brands: [String: [Int]] = [:]
         for i in docs.indices where !compact {
             categories[docs[at[i]].category, default: []].append(i)
             brands[docs[at[i]].brand, default: []].append(i)
         }
         writeHead(docs.count, version: version, generatedAt: generatedAt, to: out)
+        try writeProducts(chunks, at: at, recording: recording, to: out)
+        let tailStart = out.count + 1   // (after the comma that ends the products)
+        out.key("keywords"); ids.writeMap(keywords, threads: threads, to: out)
+        out.key("categories"); ids.writeMap(categories, threads: threads, to: out)
+        out.key("brands"); ids.writeMap(brands, threads: threads, to: out)
+        if let f = recording { f.reuse.wrote(f.tailKey, tailStart..<out.count, copied: false) }
+        out.endObject()
+    }
+
+    /// A chunk of consecutive products' entries: their text, where each ends (when recorded), and the chunk's words
+    /// (see `Vocabulary`) with the products indexed under each.
+    struct EntryChunk {
+        var words: Vocabulary
+        var entries: Result<JSONStream, Error>
+        var ends: [Int]
+    }
+
+    /// Each product's entry text and keys, in parallel chunks (index positions; position `i` is document `at[i]`).
+    static func entryChunks(_ docs: [SearchDocument], at: [Int], compact: Bool, threads: Int, recordingEnds: Bool) -> [EntryChunk] {
+        Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> EntryChunk in
+            var words = Vocabulary()
+            var memo = FieldKeys()
+            let text = JSONStream(capacity: range.count * 256)
+            var ends: [Int] = []
+            if recordingEnds { ends.reserveCapacity(range.count) }
+            let written = Result<JSONStream, Error> {
+                for i in range {
+                    for k in try entry(docs[at[i]], compact: compact, memo: &memo, words: &words, to: text) { words.postings[Int(k)].append(i) }
+                    if recordingEnds { ends.append(text.count) }
+                }
+                return text
+            }
+            return EntryChunk(words: words, entries: written, ends: ends)
+        }
+    }
+
+    /// The keyword map's lists: the chunks' words joined in chunk order, so every list stays in product order whatever
+    /// the thread count.
+    static func keywordLists(_ chunks: [EntryChunk]) -> [String: [Int]] {
+        var keywordIds: [String: [Int]] = [:]
+        for p in chunks {
+            for (k, w) in p.words.words.enumerated() where !p.words.postings[k].isEmpty { keywordIds[w, default: []] += p.words.postings[k] }
+        }
+        return keywordIds
+    }
+
+    /// The products array, from the chunks' text; with `recording`, each entry's place in `out`.
+    static func writeProducts(_ chunks: [EntryChunk], at: [Int], recording: Fragments?, to out: JSONStream) throws {
         out.key("products"); out.beginArray()
         var k = 0
-        for p in parts {
+        for p in chunks {
             let entries = try p.entries.get()
             guard entries.count > 0 else { continue }
-            entries.withBytes { out.raw($0) }
+            entries.withSpan { out.raw($0) }
             if let f = recording {
                 // Entry j of the chunk ends at ends[j] (chunk offsets) and starts after the comma that ends the one before.
                 let base = out.count - entries.count
@@ -312,19 +365,51 @@ public enum SeedIndex {
             }
         }
         out.endArray()
-        let tailStart = out.count + 1   // (after the comma that ends the products)
-        out.key("keywords"); idMap(keywordIds)
-        out.key("categories"); idMap(categories)
-        out.key("brands"); idMap(brands)
-        if let f = recording { f.reuse.wrote(f.tailKey, tailStart..<out.count, copied: false) }
-        out.endObject()
+    }
+
+    /// Each product's id as JSON text once, all in one buffer (the id at index position `i` is
+    /// `text[starts[i]..<starts[i + 1] - 1]`): the maps repeat every id a hundred times, and an array per id would be
+    /// retained and released at each use, by two threads at once.
+    struct IdTexts {
+        let text: ContiguousArray<UInt8>
+        let starts: [Int]
+
+        init(_ docs: [SearchDocument], at: [Int]) {
+            let stream = JSONStream(capacity: docs.count * 16)
+            var starts = [0]
+            starts.reserveCapacity(docs.count + 1)
+            for i in docs.indices { stream.string(docs[at[i]].id); starts.append(stream.count + 1) }   // (+1: the comma between)
+            text = ContiguousArray(stream.bytes)
+            self.starts = starts
+        }
+
+        /// A map from words to lists of products, as an object of arrays of ids.
+        func writeMap(_ m: [String: [Int]], threads: Int, to out: JSONStream) {
+            // Keys in the order of their first product (then by name), not alphabetically: the words of one product
+            // sit together and their lists start alike, which gzip turns into back-references (real corpus: compact
+            // −4.4 %, full −2.9 % gzip). A client reads the maps as dictionaries, so the order is free.
+            let keys = m.keys.map { ($0, m[$0]![0]) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
+            let chunks = Chunks.partials(keys.count, threads: threads) { range -> [UInt8] in
+                let t = JSONStream(capacity: range.count * 64)
+                let ids = text.span
+                for k in keys[range] {
+                    t.key(k); t.beginArray()
+                    for i in m[k]! { t.raw(ids.extracting(starts[i]..<starts[i + 1] - 1)) }
+                    t.endArray()
+                }
+                return t.bytes
+            }
+            out.beginObject()
+            for c in chunks where !c.isEmpty { out.raw(c) }
+            out.endObject()
+        }
     }
 
     /// The index as a `JSON` value (tests and tools; the build streams it with `write`).
     public static func build(_ docs: [SearchDocument], version: String, generatedAt: String, compact: Bool, threads: Int = 1) throws -> JSON {
         let out = JSONStream()
         try write(docs, version: version, generatedAt: generatedAt, compact: compact, threads: threads, to: out)
-        return try out.withBytes { try JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) }
+        return try out.withSpan { try JSONReader.parse($0) }
     }
 
     /// The words of one chunk, numbered in order of appearance, with the products indexed under each: a product's
@@ -339,8 +424,8 @@ public enum SeedIndex {
         /// Each word's UTF-8 and its JSON text, back to back (word k: `utf8[utf8Starts[k]..<utf8Starts[k + 1]]`, the
         /// same with `json`): an entry lists its keywords by copying their text (not escaping each word again),
         /// sorted by comparing bytes where both words are ASCII (String order is byte order there).
-        private var utf8: [UInt8] = [], utf8Starts: [Int] = [0]
-        private var json: [UInt8] = [], jsonStarts: [Int] = [0]
+        private var utf8: ContiguousArray<UInt8> = [], utf8Starts: [Int] = [0]
+        private var json: ContiguousArray<UInt8> = [], jsonStarts: [Int] = [0]
         private var isASCII: [Bool] = []
         private let scratch = JSONStream(capacity: 64)
 
@@ -353,7 +438,7 @@ public enum SeedIndex {
             let w = ascii ? word : word.precomposedStringWithCanonicalMapping
             numbers[w] = n; words.append(w); postings.append([])
             utf8 += w.utf8; utf8Starts.append(utf8.count)
-            scratch.reset(); scratch.string(w); scratch.withBytes { json += $0 }; jsonStarts.append(json.count)
+            scratch.reset(); scratch.string(w); json += scratch.bytes; jsonStarts.append(json.count)
             isASCII.append(ascii)
             if w.isEmpty { empty = n }
             return n
@@ -365,15 +450,18 @@ public enum SeedIndex {
             let i = Int(a), j = Int(b)
             guard isASCII[i] && isASCII[j] else { return words[i] < words[j] }
             let sa = utf8Starts[i], la = utf8Starts[i + 1] - sa, sb = utf8Starts[j], lb = utf8Starts[j + 1] - sb
-            if la == 0 || lb == 0 { return la < lb }
-            let c = utf8.withUnsafeBufferPointer { memcmp($0.baseAddress! + sa, $0.baseAddress! + sb, min(la, lb)) }
-            return c != 0 ? c < 0 : la < lb
+            let bytes = utf8.span
+            for k in 0..<min(la, lb) {
+                let x = bytes[sa + k], y = bytes[sb + k]
+                if x != y { return x < y }
+            }
+            return la < lb
         }
 
         /// Writes word `k` as a JSON string (array element) to `out`.
         func write(_ k: Int32, to out: JSONStream) {
             let k = Int(k)
-            json.withUnsafeBytes { out.raw(UnsafeRawBufferPointer(rebasing: $0[jsonStarts[k]..<jsonStarts[k + 1]])) }
+            out.raw(json.span.extracting(jsonStarts[k]..<jsonStarts[k + 1]))
         }
     }
 

@@ -14,15 +14,24 @@ extension SeedIndex {
     /// maps' lists: made on first use, once, and shared by the indexes a build splices (a table of every id per index
     /// was most of what placing one added product cost). Looked up by the id's bytes (`TokenTable`): no `String` per
     /// document.
+    ///
+    /// (Sendable, unchecked by the compiler: the table is made once, by whichever index asks first, behind a lock;
+    /// `Mutex`, which the compiler could check, needs macOS 15.)
     public final class IdPositions: @unchecked Sendable {
         private let count: Int
-        private let id: (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Void
+        private let id: (Int, (Span<UInt8>) -> Void) -> Void
         private var table: TokenTable<Int32>?
         private let lock = NSLock()
 
-        /// `count` documents; `id(k, body)` calls `body` with the UTF-8 bytes of document `k`'s id.
-        public init(count: Int, id: @escaping (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Void) {
-            self.count = count; self.id = id
+        /// `count` documents; `idBytes(k, body)` calls `body` with the UTF-8 bytes of document `k`'s id.
+        public init(count: Int, idBytes: @escaping (Int, (Span<UInt8>) -> Void) -> Void) {
+            self.count = count; self.id = idBytes
+        }
+
+        /// Replaced by `init(count:idBytes:)`, which lends the bytes as a span; kept until the callers in Generator
+        /// have moved.
+        public convenience init(count: Int, id: @escaping (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Void) {
+            self.init(count: count, idBytes: { k, body in id(k) { body($0.span) } })
         }
 
         /// The number of the document with this id; nil for none.
@@ -36,8 +45,7 @@ extension SeedIndex {
             }
             let t = table!
             lock.unlock()
-            var of = of
-            return of.withUTF8 { t.find($0).map { Int(t.values[$0]) } }
+            return of.withUTF8Span { t.find($0).map { Int(t.values[$0]) } }
         }
     }
 
@@ -53,7 +61,7 @@ extension SeedIndex {
         private(set) var maps: [Map] = []
         /// The JSON text of each dropped entry's id.
         let dropped: [[UInt8]]
-        private let droppedHashes: Set<Int>
+        private let droppedHashes: Set<UInt64>
 
         struct Member {
             /// Its key's JSON text (with the quotes) and the text between the list's brackets, in `tail`.
@@ -70,25 +78,24 @@ extension SeedIndex {
         /// writer makes it (the caller writes the index whole).
         init?(tail: [UInt8], dropped: [[UInt8]]) {
             self.tail = tail; self.dropped = dropped
-            droppedHashes = Set(dropped.map { $0.withUnsafeBufferPointer { Self.hash($0) } })
-            let parsed: [Map]? = tail.withUnsafeBufferPointer { b in
-                var p = 0, out: [Map] = []
-                for (k, name) in Self.names.enumerated() {
-                    let head = Array("\(k == 0 ? "" : ",")\"\(name)\":{".utf8)
-                    guard b.count - p >= head.count, b[p..<(p + head.count)].elementsEqual(head) else { return nil }
-                    p += head.count
-                    let open = p - 1
-                    guard let members = parseMembers(b, &p) else { return nil }
-                    out.append(Map(name: name, open: open, members: members))
-                }
-                return p == b.count ? out : nil
+            droppedHashes = Set(dropped.map { ByteHash.of($0) })
+            let whole = tail[...]
+            let b = whole.span
+            var p = 0, parsed: [Map] = []
+            for (k, name) in Self.names.enumerated() {
+                let head = Array("\(k == 0 ? "" : ",")\"\(name)\":{".utf8)
+                guard tail.count - p >= head.count, tail[p..<(p + head.count)].elementsEqual(head) else { return nil }
+                p += head.count
+                let open = p - 1
+                guard let members = parseMembers(b, &p) else { return nil }
+                parsed.append(Map(name: name, open: open, members: members))
             }
-            guard let parsed else { return nil }
+            guard p == tail.count else { return nil }
             maps = parsed
         }
 
         /// The members of a map from `p` (after its `{`) to its `}` (`p` then after it).
-        private func parseMembers(_ b: UnsafeBufferPointer<UInt8>, _ p: inout Int) -> [Member]? {
+        private func parseMembers(_ b: Span<UInt8>, _ p: inout Int) -> [Member]? {
             var members: [Member] = []
             guard p < b.count else { return nil }
             if b[p] == 0x7D { p += 1; return members }
@@ -103,7 +110,7 @@ extension SeedIndex {
                 } else {
                     while true {
                         guard let e = JSONText.stringEnd(b, from: q), e < b.count else { return nil }
-                        if !droppedHashes.isEmpty && !drops && isDropped(UnsafeBufferPointer(rebasing: b[q..<e])) { drops = true }
+                        if !droppedHashes.isEmpty && !drops && isDropped(b.extracting(q..<e)) { drops = true }
                         q = e
                         if b[q] == 0x2C { q += 1; continue }
                         guard b[q] == 0x5D else { return nil }
@@ -120,15 +127,17 @@ extension SeedIndex {
             }
         }
 
-        private func isDropped(_ id: UnsafeBufferPointer<UInt8>) -> Bool {
-            droppedHashes.contains(Self.hash(id)) && dropped.contains { $0.elementsEqual(id) }
+        /// Whether the id is a dropped one: its hash first (a quick filter, with no array made per id), then its bytes.
+        private func isDropped(_ id: Span<UInt8>) -> Bool {
+            guard droppedHashes.contains(ByteHash.of(id)) else { return false }
+            for d in dropped where Self.equal(d, id) { return true }
+            return false
         }
 
-        /// The bytes' hash (a quick filter before an exact comparison, with no array made per id).
-        static func hash(_ b: UnsafeBufferPointer<UInt8>) -> Int {
-            var h = Hasher()
-            h.combine(bytes: UnsafeRawBufferPointer(b))
-            return h.finalize()
+        static func equal(_ a: [UInt8], _ b: Span<UInt8>) -> Bool {
+            guard a.count == b.count else { return false }
+            for k in a.indices where a[k] != b[k] { return false }
+            return true
         }
 
         /// An id added to a map's lists: the key it is listed under (JSON text and string), and its entry's position.
@@ -141,9 +150,13 @@ extension SeedIndex {
         /// index whole). `additions`: per map, the ids added to its lists; `position`: the index position of the entry
         /// with an id (decoded), nil for none. Throws `SpliceFailed` when a list holds an id the new index does not have.
         func plan(adding additions: [[Addition]], position: (String) -> Int?) throws -> [Plan] {
-            try tail.withUnsafeBufferPointer { b in
-                try maps.indices.map { try planMap(maps[$0], b, adding: $0 < additions.count ? additions[$0] : [], position: position) }
+            let whole = tail[...]
+            let b = whole.span
+            var plans: [Plan] = []
+            for (k, map) in maps.enumerated() {
+                plans.append(try planMap(map, b, adding: k < additions.count ? additions[k] : [], position: position))
             }
+            return plans
         }
 
         /// What writes the maps as planned, without the earlier text (let go before the new file grows: the kept
@@ -182,7 +195,7 @@ extension SeedIndex {
                         out.raw(m.text)
                         let start = out.count - m.text.count
                         rendered(start..<out.count)
-                        let keyEnd = m.text.withUnsafeBufferPointer { JSONText.stringEnd($0, from: 0) } ?? 0
+                        let keyEnd = JSONText.stringEnd(m.text, from: 0) ?? 0
                         placed.members.append(.init(key: start..<(start + keyEnd), value: (start + keyEnd + 1)..<out.count))
                     }
                     try copyKept(upTo: plan.kept.count)
@@ -200,87 +213,113 @@ extension SeedIndex {
         /// then by key).
         private struct Made { var text: [UInt8]; var key: String; var firstPosition: Int }
 
-        private func planMap(_ map: Map, _ b: UnsafeBufferPointer<UInt8>, adding: [Addition], position: (String) -> Int?) throws -> Plan {
-            func bytes(_ r: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[r]) }
-            func positionOf(_ idText: UnsafeBufferPointer<UInt8>) throws -> Int {
-                guard let id = JSONText.string(idText), let p = position(id) else { throw SpliceFailed() }
-                return p
-            }
+        /// The members of a map whose lists change, and how.
+        private struct Changes {
+            /// Per member: whether its list changes (it holds a dropped id, or gains one).
+            var changed: [Bool]
+            /// The additions to each member that gains ids, in position order.
+            var added: [Int: [Addition]]
+            /// The additions under keys the map does not have, by key text, each key's in position order.
+            var newKeys: [[UInt8]: [Addition]]
+        }
+
+        /// What `map` (whose text is in `b`) becomes with `adding`: the changed members made anew, and where each goes
+        /// among the members kept as they were.
+        private func planMap(_ map: Map, _ b: Span<UInt8>, adding: [Addition], position: (String) -> Int?) throws -> Plan {
+            let changes = Self.changes(map, b, adding: adding)
+            let text = MemberText()
+            var made = try remade(map, b, changes, text, position: position)
+            made += try Self.newMembers(map, b, changes.newKeys, text)
+            made.sort { ($0.firstPosition, $0.key) < ($1.firstPosition, $1.key) }
+            return try Self.place(made, among: map, b, changed: changes.changed, position: position)
+        }
+
+        /// The members whose lists change: those holding a dropped id, and those under a key an addition has.
+        private static func changes(_ map: Map, _ b: Span<UInt8>, adding: [Addition]) -> Changes {
             // Additions by key, each key's ids in position order.
             var byKey: [[UInt8]: [Addition]] = [:]
             for a in adding { byKey[a.keyText, default: []].append(a) }
             for k in byKey.keys { byKey[k]!.sort { $0.position < $1.position } }
-            // The members whose lists change: those holding a dropped id, and those under a key an addition has.
             var changed = [Bool](repeating: false, count: map.members.count)
             var added: [Int: [Addition]] = [:]
             let lengths = Set(byKey.keys.map(\.count))
             for (k, m) in map.members.enumerated() {
                 if m.dropsSome { changed[k] = true }
                 guard lengths.contains(m.key.count) else { continue }
-                if let a = byKey.removeValue(forKey: [UInt8](bytes(m.key))) { added[k] = a; changed[k] = true }
+                if let a = byKey.removeValue(forKey: bytes(b, m.key)) { added[k] = a; changed[k] = true }
             }
-            let text = JSONStream(capacity: 4096)
-            /// A member's text: its key, then the ids of `kept` (ranges of the earlier text) with `adds` at `places`.
-            func memberText(_ keyText: UnsafeRawBufferPointer, kept: [Range<Int>], adds: [Addition], places: [Int]) -> [UInt8] {
-                text.reset()
-                text.append(keyText)
-                [UInt8(0x3A)].withUnsafeBytes { text.append($0) }
-                text.beginArray()
-                var a = 0
-                for (j, r) in kept.enumerated() {
-                    while a < adds.count && places[a] == j { adds[a].id.withUnsafeBytes { text.raw($0) }; a += 1 }
-                    text.raw(UnsafeRawBufferPointer(bytes(r)))
-                }
-                while a < adds.count { adds[a].id.withUnsafeBytes { text.raw($0) }; a += 1 }
-                text.endArray()
-                return text.bytes
-            }
+            return Changes(changed: changed, added: added, newKeys: byKey)
+        }
+
+        /// The changed members made anew: each list's ids but the dropped, each added one where its position puts it
+        /// (found by bisection: the positions of a few ids of a long list are looked up). A list left empty goes, with
+        /// its key.
+        private func remade(_ map: Map, _ b: Span<UInt8>, _ changes: Changes, _ text: MemberText,
+                            position: (String) -> Int?) throws -> [Made] {
             var made: [Made] = []
-            for (k, m) in map.members.enumerated() where changed[k] {
-                // The list's ids but the dropped; each added one goes where its position puts it (found by bisection:
-                // the positions of a few ids of a long list are looked up).
-                var ids: [Range<Int>] = []
-                var q = m.list.lowerBound
-                while q < m.list.upperBound {
-                    guard let e = JSONText.stringEnd(b, from: q) else { throw SpliceFailed() }
-                    if !(m.dropsSome && isDropped(bytes(q..<e))) { ids.append(q..<e) }
-                    q = e + 1
-                }
-                let adds = added[k] ?? []
+            for (k, m) in map.members.enumerated() where changes.changed[k] {
+                let ids = try keptIds(m, b)
+                let adds = changes.added[k] ?? []
                 var places: [Int] = [], lo = 0
                 for a in adds {
                     var hi = ids.count
-                    while lo < hi { let mid = (lo + hi) / 2; if try positionOf(bytes(ids[mid])) < a.position { lo = mid + 1 } else { hi = mid } }
+                    while lo < hi {
+                        let mid = (lo + hi) / 2
+                        if try Self.positionOf(b.extracting(ids[mid]), position) < a.position { lo = mid + 1 } else { hi = mid }
+                    }
                     places.append(lo)
                 }
-                // (A list left empty goes, with its key.)
                 let first: Int
-                if let p = places.first, p == 0 { first = adds[0].position } else if let id = ids.first { first = try positionOf(bytes(id)) } else { continue }
-                guard let key = JSONText.string(bytes(m.key)) else { throw SpliceFailed() }
-                made.append(Made(text: memberText(UnsafeRawBufferPointer(bytes(m.key)), kept: ids, adds: adds, places: places), key: key, firstPosition: first))
+                if let p = places.first, p == 0 { first = adds[0].position } else if let id = ids.first {
+                    first = try Self.positionOf(b.extracting(id), position)
+                } else { continue }
+                guard let key = JSONText.string(b.extracting(m.key)) else { throw SpliceFailed() }
+                made.append(Made(text: text.make(key: b.extracting(m.key), kept: ids, of: b, adds: adds, places: places),
+                                 key: key, firstPosition: first))
             }
-            // Keys the earlier map did not have. (A key spelled otherwise than an earlier one Swift holds equal, "é"
-            // composed and not, is one key to the writer, spelled as its first product has it: written whole.)
+            return made
+        }
+
+        /// The ids of a member's list but the dropped ones, as ranges of the earlier text.
+        private func keptIds(_ m: Member, _ b: Span<UInt8>) throws -> [Range<Int>] {
+            var ids: [Range<Int>] = []
+            var q = m.list.lowerBound
+            while q < m.list.upperBound {
+                guard let e = JSONText.stringEnd(b, from: q) else { throw SpliceFailed() }
+                if !(m.dropsSome && isDropped(b.extracting(q..<e))) { ids.append(q..<e) }
+                q = e + 1
+            }
+            return ids
+        }
+
+        /// Members under keys the earlier map did not have. (A key spelled otherwise than an earlier one Swift holds
+        /// equal, "é" composed and not, is one key to the writer, spelled as its first product has it: written whole.)
+        private static func newMembers(_ map: Map, _ b: Span<UInt8>, _ byKey: [[UInt8]: [Addition]], _ text: MemberText) throws -> [Made] {
             if byKey.values.contains(where: { !$0[0].key.utf8.allSatisfy { $0 < 0x80 } }) {
                 let spellings = Set(byKey.values.map { $0[0].key })
-                for m in map.members where JSONText.string(bytes(m.key)).map(spellings.contains) ?? true { throw SpliceFailed() }
+                for m in map.members where JSONText.string(b.extracting(m.key)).map(spellings.contains) ?? true { throw SpliceFailed() }
             }
+            var made: [Made] = []
             for (keyText, adds) in byKey {
-                let t = keyText.withUnsafeBytes { memberText($0, kept: [], adds: adds, places: Array(repeating: 0, count: adds.count)) }
+                let key = keyText[...]
+                let t = text.make(key: key.span, kept: [], of: b, adds: adds, places: Array(repeating: 0, count: adds.count))
                 made.append(Made(text: t, key: adds[0].key, firstPosition: adds[0].position))
             }
-            made.sort { ($0.firstPosition, $0.key) < ($1.firstPosition, $1.key) }
+            return made
+        }
 
-            // The members that stay as they were, in their order; each made member goes before the first of them that
-            // the writer's order puts after it.
+        /// The plan: the members that stay as they were, in their order, with each made member (in the writer's order)
+        /// before the first of them that the writer's order puts after it.
+        private static func place(_ made: [Made], among map: Map, _ b: Span<UInt8>, changed: [Bool],
+                                  position: (String) -> Int?) throws -> Plan {
             var plan = Plan()
             plan.kept = map.members.indices.filter { !changed[$0] }
             func keptPrecedes(_ j: Int, _ m: Made) throws -> Bool {
                 let member = map.members[plan.kept[j]]
                 guard let e = JSONText.stringEnd(b, from: member.list.lowerBound) else { throw SpliceFailed() }
-                let first = try positionOf(bytes(member.list.lowerBound..<e))
+                let first = try positionOf(b.extracting(member.list.lowerBound..<e), position)
                 if first != m.firstPosition { return first < m.firstPosition }
-                guard let key = JSONText.string(bytes(member.key)) else { throw SpliceFailed() }
+                guard let key = JSONText.string(b.extracting(member.key)) else { throw SpliceFailed() }
                 return key < m.key
             }
             var lo = 0
@@ -291,6 +330,41 @@ extension SeedIndex {
                 plan.made.append((m.text, lo))
             }
             return plan
+        }
+
+        /// The index position of the entry whose id is the string literal `idText`.
+        private static func positionOf(_ idText: Span<UInt8>, _ position: (String) -> Int?) throws -> Int {
+            guard let id = JSONText.string(idText), let p = position(id) else { throw SpliceFailed() }
+            return p
+        }
+
+        /// A copy of the bytes of `b` in `r`.
+        private static func bytes(_ b: Span<UInt8>, _ r: Range<Int>) -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(r.count)
+            for k in r { out.append(b[k]) }
+            return out
+        }
+
+        /// Members' text, one after another in one buffer: a key, then a list of ids (kept ones, ranges of the earlier
+        /// text, with added ones at their places).
+        private struct MemberText {
+            let text = JSONStream(capacity: 4096)
+
+            func make(key: Span<UInt8>, kept: [Range<Int>], of b: Span<UInt8>, adds: [Addition], places: [Int]) -> [UInt8] {
+                text.reset()
+                text.append(key)
+                text.append([0x3A])
+                text.beginArray()
+                var a = 0
+                for (j, r) in kept.enumerated() {
+                    while a < adds.count && places[a] == j { text.raw(adds[a].id); a += 1 }
+                    text.raw(b.extracting(r))
+                }
+                while a < adds.count { text.raw(adds[a].id); a += 1 }
+                text.endArray()
+                return text.bytes
+            }
         }
     }
 

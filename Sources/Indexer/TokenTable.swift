@@ -5,6 +5,9 @@ import Foundation
 /// Unicode-aware equality. A catalog's names repeat the same few thousand tokens hundreds of thousands of times, so
 /// these lookups are most of what per-token memoisation costs. Open addressing, linear probing; it only grows.
 /// The hash decides only where a key sits, never what a lookup answers, so nothing built from it depends on it.
+///
+/// Keys are lent as spans; the lookups themselves read them through a pointer (a word at a time, `memcmp`), which
+/// this file and `Fragments.swift` are the Indexer's only places to do.
 public struct TokenTable<Value> {
     /// Entry number + 1 per slot (0: empty); the slot count is a power of two, at most half full.
     private var slots: [Int32] = Array(repeating: 0, count: 64)
@@ -23,8 +26,21 @@ public struct TokenTable<Value> {
     public var count: Int { values.count }
 
     /// The entry number of `key`, if present.
-    public func find(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
-        let h = ByteHash.of(key)
+    public func find(_ key: Span<UInt8>) -> Int? { key.withUnsafeBufferPointer { lookUp($0) } }
+
+    /// Adds `key` (which must not be present) with `value`; returns its entry number.
+    @discardableResult
+    public mutating func insert(_ key: Span<UInt8>, _ value: Value) -> Int { key.withUnsafeBufferPointer { add($0, value) } }
+
+    /// Replaced by `find(_:)` taking a `Span<UInt8>`; kept until the callers in Generator have moved.
+    public func find(_ key: UnsafeBufferPointer<UInt8>) -> Int? { lookUp(key) }
+
+    /// Replaced by `insert(_:_:)` taking a `Span<UInt8>`; kept until the callers in Generator have moved.
+    @discardableResult
+    public mutating func insert(_ key: UnsafeBufferPointer<UInt8>, _ value: Value) -> Int { add(key, value) }
+
+    private func lookUp(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let h = ByteHash.hash(key)
         let mask = slots.count - 1
         var s = Int(truncatingIfNeeded: h) & mask
         while true {
@@ -35,11 +51,9 @@ public struct TokenTable<Value> {
         }
     }
 
-    /// Adds `key` (which must not be present) with `value`; returns its entry number.
-    @discardableResult
-    public mutating func insert(_ key: UnsafeBufferPointer<UInt8>, _ value: Value) -> Int {
+    private mutating func add(_ key: UnsafeBufferPointer<UInt8>, _ value: Value) -> Int {
         if (values.count + 1) * 2 > slots.count { grow() }
-        let h = ByteHash.of(key)
+        let h = ByteHash.hash(key)
         let e = values.count
         hashes.append(h)
         keyBytes.append(contentsOf: key)
@@ -74,7 +88,16 @@ public struct TokenTable<Value> {
 /// attacker chooses to collide).
 public enum ByteHash {
     /// Eight bytes at a time, each word mixed by a multiply and a shift (the finaliser of SplitMix64).
-    public static func of(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    public static func of(_ key: Span<UInt8>) -> UInt64 { key.withUnsafeBufferPointer { hash($0) } }
+
+    /// The hash of the bytes of an array.
+    public static func of(_ key: [UInt8]) -> UInt64 { key.withUnsafeBufferPointer { hash($0) } }
+
+    /// Replaced by `of(_:)` taking a `Span<UInt8>` or `[UInt8]`; kept until the callers in Generator have moved.
+    public static func of(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 { hash(key) }
+
+    /// (Unaligned eight-byte loads through a pointer: a word at a time is what makes this hash cheaper than `Hasher`.)
+    static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(key.count)
         guard let p = key.baseAddress else { return h }
         @inline(__always) func mix(_ w: UInt64) {

@@ -1,0 +1,206 @@
+import Foundation
+import Schemas
+
+/// The term stage of the ranked index: term shards and vocabulary files, made from the documents' text alone.
+extension RankedIndexBuilder {
+    /// The term stage: term shards and vocabulary files (see `Terms`). Each step releases what the next one no longer
+    /// needs as it goes (chunk lists once merged, postings once scored, scores once written).
+    public func terms(_ docs: Source, folder: String, threads: Int = 1) throws -> Terms {
+        var scored = score(Self.count(docs, threads: threads), documents: docs.count, threads: threads)
+        let (shardFiles, shards) = termShards(&scored, folder: folder)
+        let (vocabularyFiles, vocabulary) = try Self.vocabulary(scored, folder: folder)
+        return Terms(files: shardFiles + vocabularyFiles, count: scored.count, shards: .array(shards), vocabulary: .array(vocabulary))
+    }
+
+    /// Every term's postings (document, weighted frequency), each list in document order, and each document's length.
+    struct Counts {
+        var postings: [String: [(Int, Double)]]
+        var lengths: [Double]
+    }
+
+    /// Weighted term frequencies per document, in parallel chunks; each chunk gathers its own term → postings map,
+    /// merged in chunk order, so every list is in document order whatever the thread count.
+    /// Terms are numbered per chunk (each distinct term hashed once per chunk, each ASCII token analysed once), and
+    /// a document's frequencies are summed in a scratch array by term number.
+    static func count(_ docs: Source, threads: Int) -> Counts {
+        var parts = Chunks.partials(docs.count, threads: threads, perThread: 2) { range -> ChunkTerms in
+            var chunk = ChunkTerms()
+            chunk.lengths.reserveCapacity(range.count)
+            for i in range { chunk.add(docs.document(i), number: i) }
+            return chunk
+        }
+        let lengths = parts.flatMap(\.lengths)
+        // (Each chunk is released once merged; a term's first list is kept as it is, not copied.)
+        var postings: [String: [(Int, Double)]] = [:]
+        for c in parts.indices {
+            let p = parts[c]
+            parts[c] = ChunkTerms()
+            for (k, w) in p.words.enumerated() {
+                if postings[w] == nil { postings[w] = p.lists[k] } else { postings[w]! += p.lists[k] }
+            }
+        }
+        return Counts(postings: postings, lengths: lengths)
+    }
+
+    /// A term and its postings as written: document ids as gaps and quantised scores, alternately.
+    struct ScoredTerm {
+        var term: String
+        var list: [Int32]
+    }
+
+    /// The BM25 score of every posting, per term in parallel (each term's list released once scored), the terms in
+    /// byte order.
+    func score(_ counts: Counts, documents: Int, threads: Int) -> [ScoredTerm] {
+        let s = settings
+        let n = Double(documents)
+        let lengths = counts.lengths
+        let avgdl = lengths.isEmpty ? 1 : max(lengths.reduce(0, +) / n, 1e-9)
+        var terms = Array(counts.postings)
+        var scored = Chunks.map(&terms, threads: threads) { term -> ScoredTerm in
+            let list = term.value
+            term.value = []
+            let df = Double(list.count)
+            let idf = log(1 + (n - df + 0.5) / (df + 0.5))
+            var flat: [Int32] = []
+            flat.reserveCapacity(list.count * 2)
+            var last = 0
+            for (doc, tf) in list {
+                let norm = s.k1 * (1 - s.b + s.b * lengths[doc] / avgdl)
+                let score = idf * tf * (s.k1 + 1) / (tf + norm)
+                flat.append(Int32(doc - last)); last = doc          // doc ids as gaps
+                flat.append(Int32(max(1, Int((score * s.scale).rounded()))))
+            }
+            return ScoredTerm(term: term.key, list: flat)
+        }
+        scored.sort { Self.byteOrder($0.term, $1.term) }
+        return scored
+    }
+
+    /// Term shards by term range, each about `termShardBytes` (a longer list gets a shard of its own), written as text
+    /// (millions of postings: no JSON value per number); each list is released once written. The files, and the meta
+    /// file's entry for each.
+    func termShards(_ scored: inout [ScoredTerm], folder: String) -> (files: [(path: String, text: [UInt8])], entries: [JSON]) {
+        var files: [(path: String, text: [UInt8])] = []
+        var entries: [JSON] = []
+        var i = 0
+        while i < scored.count {
+            let shardStart = i
+            var bytes = 0
+            while i < scored.count {
+                let cost = scored[i].term.utf8.count + 4 + scored[i].list.count * 4
+                if i > shardStart && bytes + cost > settings.termShardBytes { break }
+                bytes += cost; i += 1
+            }
+            let text = Self.termShardText(&scored, shardStart..<i, capacity: bytes + 64)
+            let path = "\(folder)/terms/\(Self.contentName(text)).json"
+            files.append((path, text))
+            entries.append(.obj(["first": .string(scored[shardStart].term), "last": .string(scored[i - 1].term), "path": .string(path)]))
+        }
+        return (files, entries)
+    }
+
+    /// The text of the term shard of `scored[shard]`: `{"terms":[…],"postings":[[…],…]}`; the lists are released as
+    /// they are written.
+    static func termShardText(_ scored: inout [ScoredTerm], _ shard: Range<Int>, capacity: Int) -> [UInt8] {
+        let t = JSONStream(capacity: capacity)
+        t.beginObject()
+        t.key("terms"); t.beginArray(); for k in shard { t.string(scored[k].term) }; t.endArray()
+        t.key("postings"); t.beginArray()
+        for k in shard {
+            t.beginArray(); for v in scored[k].list { t.int(Int(v)) }; t.endArray()
+            scored[k].list = []   // written: released
+        }
+        t.endArray()
+        t.endObject()
+        return t.bytes
+    }
+
+    /// Vocabulary files by term length, for one-typo candidates (a term within one edit has length L−1, L or L+1). The
+    /// files, and the meta file's entry for each.
+    static func vocabulary(_ scored: [ScoredTerm], folder: String) throws -> (files: [(path: String, text: [UInt8])], entries: [JSON]) {
+        var byLength: [Int: [String]] = [:]
+        for e in scored where e.term.count >= Query.typoMinimumLength - 1 { byLength[e.term.count, default: []].append(e.term) }
+        var files: [(path: String, text: [UInt8])] = []
+        var entries: [JSON] = []
+        for (len, terms) in byLength.sorted(by: { $0.key < $1.key }) {
+            let text = try JSONWriter().bytes(.obj(["length": .int(len), "terms": .strings(terms)]))
+            let path = "\(folder)/vocab/\(len)-\(contentName(text)).json"
+            files.append((path, text))
+            entries.append(.obj(["length": .int(len), "path": .string(path)]))
+        }
+        return (files, entries)
+    }
+
+    public struct Terms: Sendable {
+        /// The files' text; empty for terms read from an earlier meta file (their files are kept where they are).
+        public var files: [(path: String, text: [UInt8])]
+        public var count: Int
+        /// The meta file's `termShards` and `vocabulary`.
+        public var shards: JSON, vocabulary: JSON
+
+        /// The terms an earlier meta file of this builder lists; nil when it does not list them as this builder writes.
+        public init?(meta: JSON) {
+            guard let count = meta["terms"]?.intValue, let shards = meta["termShards"], let vocabulary = meta["vocabulary"],
+                  let s = shards.arrayValue, let v = vocabulary.arrayValue,
+                  s.allSatisfy({ $0["path"]?.stringValue != nil && $0["first"]?.stringValue != nil && $0["last"]?.stringValue != nil }),
+                  v.allSatisfy({ $0["path"]?.stringValue != nil && $0["length"]?.intValue != nil }) else { return nil }
+            self.files = []; self.count = count; self.shards = shards; self.vocabulary = vocabulary
+        }
+        init(files: [(path: String, text: [UInt8])], count: Int, shards: JSON, vocabulary: JSON) {
+            self.files = files; self.count = count; self.shards = shards; self.vocabulary = vocabulary
+        }
+
+        /// The paths of the term shards and vocabulary files, as the meta file lists them.
+        public var paths: [String] {
+            (shards.arrayValue ?? []).compactMap { $0["path"]?.stringValue } + (vocabulary.arrayValue ?? []).compactMap { $0["path"]?.stringValue }
+        }
+    }
+
+
+    /// One chunk's terms, numbered in order of appearance, with their postings and the documents' lengths.
+    /// (A struct, not closures over local variables: those are boxed and every access is checked at run time.)
+    struct ChunkTerms {
+        var numbers: [String: Int32] = [:], words: [String] = [], lists: [[(Int, Double)]] = []
+        var lengths: [Double] = []
+        private var tf: [Double] = [], mark: [Int] = []
+        private var tokens = TokenTable<[Int32]>()
+        private var touched: [Int32] = []
+
+        mutating func number(_ t: String) -> Int32 {
+            if let n = numbers[t] { return n }
+            let n = Int32(words.count)
+            numbers[t] = n; words.append(t); lists.append([]); tf.append(0); mark.append(-1)
+            return n
+        }
+
+        mutating func terms(_ text: String) -> [Int32] {
+            var out: [Int32] = []
+            // The table is moved out for the call (`number` needs all of self meanwhile) and back.
+            var table = TokenTable<[Int32]>.empty
+            swap(&table, &tokens)
+            defer { swap(&table, &tokens) }
+            if TermMemo.perToken(text, &table, into: &out, { Analyzer.terms($0).map { number($0) } }) { return out }
+            return Analyzer.terms(text).map { number($0) }
+        }
+
+        /// Weighted term frequencies of document `i`, appended to the postings.
+        mutating func add(_ doc: RankedDocument, number i: Int) {
+            var len = 0.0
+            var seen: [(text: String, terms: [Int32])] = []
+            touched.removeAll(keepingCapacity: true)
+            for f in doc.fields {
+                // A field that repeats another (a description that is the name) is analysed once.
+                let ts = seen.first { $0.text == f.text }?.terms ?? terms(f.text)
+                seen.append((f.text, ts))
+                for t in ts {
+                    let k = Int(t)
+                    if mark[k] != i { mark[k] = i; tf[k] = 0; touched.append(t) }
+                    tf[k] += f.weight; len += f.weight
+                }
+            }
+            // tf kept to a millionth, so scores never depend on the order weights were summed in.
+            for t in touched { lists[Int(t)].append((i, Double(Int(tf[Int(t)] * 1_000_000)) / 1_000_000)) }
+            lengths.append(len)
+        }
+    }
+}
