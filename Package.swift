@@ -25,11 +25,13 @@ let package = Package(
         // System zlib (Debian: zlib1g-dev) for gzip sizes in reports and benchmarks.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // The few lines of unsafe Swift the libraries share (a lock, an atomic swap of two paths), behind safe APIs.
+        .target(name: "LowLevel"),
         .target(name: "Schemas", resources: [.copy("MetaSchemas")]),
         .target(name: "Indexer", dependencies: ["Schemas"]),
-        .target(name: "TreeClient", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TreeClient", dependencies: ["LowLevel", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Generator", dependencies: [
-            "Schemas", "Indexer", "CZlib", "TreeClient",
+            "Schemas", "Indexer", "CZlib", "TreeClient", "LowLevel",
             .product(name: "Crypto", package: "swift-crypto"),
         ], resources: [
             // The browser search module and page published beside each ranked index (see Generator/Web).
@@ -40,7 +42,7 @@ let package = Package(
             "Generator", "TreeClient", .product(name: "FlyingFox", package: "FlyingFox"),
         ]),
         .executableTarget(name: "GeneratorCLI", dependencies: [
-            "Generator", "TreeClient", "PreviewServer",
+            "Generator", "TreeClient", "PreviewServer", "LowLevel",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The repository's test data (Tests/Data) and the outside tools tests need: a missing tool skips its test
@@ -50,8 +52,8 @@ let package = Package(
         .testTarget(name: "IndexerTests", dependencies: ["Indexer", "Schemas", "TestTools"]),
         // Runs scripts/fault-server.py for the tests that download trees over real HTTP.
         .target(name: "FaultServerSupport", dependencies: ["TreeClient", "TestTools"], path: "Tests/FaultServerSupport"),
-        .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer", "TreeClient", "FaultServerSupport", "TestTools"]),
-        .testTarget(name: "TreeClientTests", dependencies: ["TreeClient", "FaultServerSupport", "TestTools"]),
+        .testTarget(name: "GeneratorTests", dependencies: ["Generator", "Schemas", "Indexer", "TreeClient", "LowLevel", "FaultServerSupport", "TestTools"]),
+        .testTarget(name: "TreeClientTests", dependencies: ["TreeClient", "LowLevel", "FaultServerSupport", "TestTools"]),
         .testTarget(name: "PreviewServerTests", dependencies: ["PreviewServer", "Generator", "TreeClient", "CZlib", "TestTools"]),
     ]
 )

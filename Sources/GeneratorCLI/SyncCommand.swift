@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LowLevel
 import Generator
 import TreeClient
 
@@ -52,21 +53,22 @@ struct SyncCommand: ParsableCommand {
         let sync = TreeSync(site: site, directory: folder,
                             configuration: HTTPFetcher.Configuration(timeout: timeout, retries: retries, maxParallel: parallel))
         // Progress comes from several download threads at once.
-        let shown = NSLock()
-        var lastShown = -1
+        let lastShown = Locked(-1)
+        let show: @Sendable (SyncProgress) -> Void = { p in
+            // One line redrawn in place, about a hundred times at most.
+            let step = p.done * 100 / max(p.total, 1)
+            lastShown.withLock { last in
+                guard step > last else { return }
+                last = step
+                FileHandle.standardError.write(Data("\r  … \(p.done)/\(p.total) files".utf8))
+            }
+        }
         let report: SyncReport
         do {
-            report = try sync.run(progress: isTTY ? { p in
-                // One line redrawn in place, about a hundred times at most.
-                let step = p.done * 100 / max(p.total, 1)
-                shown.lock(); defer { shown.unlock() }
-                guard step > lastShown else { return }
-                lastShown = step
-                FileHandle.standardError.write(Data("\r  … \(p.done)/\(p.total) files".utf8))
-            } : nil)
-            if isTTY && lastShown >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+            report = try sync.run(progress: isTTY ? show : nil)
+            if isTTY && lastShown.withLock({ $0 }) >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
         } catch let e as SyncError {
-            if isTTY && lastShown >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+            if isTTY && lastShown.withLock({ $0 }) >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
             if e.kind == .refusedFolder {
                 FileHandle.standardError.write(Data("error: \(TreePath.shown(e.message, limit: 2000))\n".utf8))
                 throw ExitCode(2)

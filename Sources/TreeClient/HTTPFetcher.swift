@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -154,10 +155,11 @@ public final class HTTPFetcher: Sendable {
     /// verified body. The first failure stops the rest (requests not yet started are not made) and is thrown.
     /// `progress` is told (on a worker thread) how many items are done.
     /// `alternate`: as for `fetch`, where an item's bytes may also be.
-    public func fetchAll<Item>(_ items: [Item], url: @escaping (Item) -> URL, expected: @escaping (Item) -> Expected?,
-                               alternate: @escaping (Item) -> URL? = { _ in nil },
-                               progress: ((Int, Int) -> Void)? = nil,
-                               body: @escaping (Item, [UInt8]) throws -> Void) throws {
+    public func fetchAll<Item: Sendable>(_ items: [Item], url: @escaping @Sendable (Item) -> URL,
+                                         expected: @escaping @Sendable (Item) -> Expected?,
+                                         alternate: @escaping @Sendable (Item) -> URL? = { _ in nil },
+                                         progress: (@Sendable (Int, Int) -> Void)? = nil,
+                                         body: @escaping @Sendable (Item, [UInt8]) throws -> Void) throws {
         guard !items.isEmpty else { return }
         let work = Batch(items: items, url: url, expected: expected, alternate: alternate, body: body, progress: progress)
         // Threads of their own: each one mostly waits on the network, and Dispatch's concurrentPerform would run no
@@ -175,18 +177,15 @@ public final class HTTPFetcher: Sendable {
         if let e = work.firstError { throw e }
     }
 
-    /// One `fetchAll`: the caller's items and closures, which its worker threads share, and how far the batch got.
-    ///
-    /// Sendable on trust: the closures are the caller's, and `fetchAll` documents that they run on worker threads,
-    /// several at once. Swift could check that only if they were `@Sendable`, which would break callers; the batch's
-    /// own state is behind a lock.
-    private final class Batch<Item>: @unchecked Sendable {
+    /// One `fetchAll`: the caller's items and closures, which its worker threads share, and how far the batch got
+    /// (behind a lock).
+    private final class Batch<Item: Sendable>: Sendable {
         let items: [Item]
-        let url: (Item) -> URL
-        let expected: (Item) -> Expected?
-        let alternate: (Item) -> URL?
-        let body: (Item, [UInt8]) throws -> Void
-        let progress: ((Int, Int) -> Void)?
+        let url: @Sendable (Item) -> URL
+        let expected: @Sendable (Item) -> Expected?
+        let alternate: @Sendable (Item) -> URL?
+        let body: @Sendable (Item, [UInt8]) throws -> Void
+        let progress: (@Sendable (Int, Int) -> Void)?
         private let state = Locked(State())
 
         /// The next item to take, how many are done, the first failure.
@@ -195,8 +194,9 @@ public final class HTTPFetcher: Sendable {
             var failure: Error?
         }
 
-        init(items: [Item], url: @escaping (Item) -> URL, expected: @escaping (Item) -> Expected?, alternate: @escaping (Item) -> URL?,
-             body: @escaping (Item, [UInt8]) throws -> Void, progress: ((Int, Int) -> Void)?) {
+        init(items: [Item], url: @escaping @Sendable (Item) -> URL, expected: @escaping @Sendable (Item) -> Expected?,
+             alternate: @escaping @Sendable (Item) -> URL?, body: @escaping @Sendable (Item, [UInt8]) throws -> Void,
+             progress: (@Sendable (Int, Int) -> Void)?) {
             self.items = items; self.url = url; self.expected = expected; self.alternate = alternate; self.body = body; self.progress = progress
         }
 

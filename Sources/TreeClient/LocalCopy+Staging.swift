@@ -7,7 +7,7 @@ import Darwin
 
 extension LocalCopy {
     /// A folder beside the copy where the next copy is assembled (`tree/`), marked as the sync's own.
-    final class Staging {
+    final class Staging: Sendable {
         let folder: URL
         let tree: URL
 

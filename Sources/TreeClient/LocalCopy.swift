@@ -1,15 +1,9 @@
 import Foundation
+import LowLevel
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-#endif
-
-#if os(Linux)
-/// Linux renameat2(2): with RENAME_EXCHANGE two paths swap atomically.
-@_silgen_name("renameat2")
-private func c_renameat2(_ olddirfd: Int32, _ oldpath: UnsafePointer<CChar>, _ newdirfd: Int32,
-                         _ newpath: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
 #endif
 
 /// The app's copy of the tree on disk, and everything the sync keeps beside it: a lock, a staging folder where the
@@ -218,13 +212,5 @@ final class LocalCopy {
         }
     }
 
-    private func exchange(_ a: String, _ b: String) -> Bool {
-        #if os(Linux)
-        return c_renameat2(AT_FDCWD, a, AT_FDCWD, b, 2 /* RENAME_EXCHANGE */) == 0
-        #elseif canImport(Darwin)
-        return renamex_np(a, b, UInt32(RENAME_SWAP)) == 0
-        #else
-        return false
-        #endif
-    }
+    private func exchange(_ a: String, _ b: String) -> Bool { renameExchange(AT_FDCWD, a, AT_FDCWD, b) == 0 }
 }

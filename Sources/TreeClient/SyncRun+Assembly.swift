@@ -10,12 +10,12 @@ extension SyncRun {
         /// The files to download whole: the plan's, then those the steps before could not give.
         var download: [IndexEntry]
         var notes: [String]
-        let progress: ((SyncProgress) -> Void)?
+        let progress: (@Sendable (SyncProgress) -> Void)?
         var unchanged = 0, patched = 0
         /// Files staged so far, for progress.
         private var done = 0
 
-        init(staging: LocalCopy.Staging, total: Int, download: [IndexEntry], notes: [String], progress: ((SyncProgress) -> Void)?) {
+        init(staging: LocalCopy.Staging, total: Int, download: [IndexEntry], notes: [String], progress: (@Sendable (SyncProgress) -> Void)?) {
             self.staging = staging; self.total = total; self.download = download; self.notes = notes; self.progress = progress
         }
 
@@ -72,10 +72,10 @@ extension SyncRun {
             }
             // fetchAll counts the files it delivers (on its worker threads): the count goes on from those staged before.
             let sync = run.sync, staging = staging, staged = done, total = total
-            let fetchedProgress = progress.map { progress in { (n: Int, _: Int) in progress(SyncProgress(done: staged + n, total: total)) } }
+            let fetchedProgress = progress.map { progress in { @Sendable (n: Int, _: Int) in progress(SyncProgress(done: staged + n, total: total)) } }
             do {
                 try sync.fetcher.fetchAll(download.filter { fetched[$0.path] == nil }, url: { sync.url($0.path) }, expected: { $0.expected },
-                                          alternate: sync.copyURL, progress: fetchedProgress) { f, bytes in
+                                          alternate: { sync.copyURL($0) }, progress: fetchedProgress) { f, bytes in
                     try staging.write(f.path, bytes)
                 }
             } catch let f as HTTPFetcher.Failure { throw SyncRun.failure(f) }

@@ -5,7 +5,7 @@ import Foundation
 struct SyncRun {
     let sync: TreeSync
     let copy: LocalCopy
-    let progress: ((SyncProgress) -> Void)?
+    let progress: (@Sendable (SyncProgress) -> Void)?
 
     var site: String { sync.site.absoluteString }
 

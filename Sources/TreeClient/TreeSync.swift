@@ -71,7 +71,7 @@ public final class TreeSync: Sendable {
 
     /// Syncs the local copy (blocking; see the type's documentation). `progress` is told, from worker threads, how
     /// many of the files to fetch or patch are done.
-    public func run(progress: ((SyncProgress) -> Void)?) throws -> SyncReport {
+    public func run(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
         let copy = LocalCopy(directory)
         if let why = copy.refusal() {
             throw SyncError(.refusedFolder, "refusing to sync into \(TreePath.shown(copy.directory.path)): \(why); choose a new or empty folder")

@@ -1,4 +1,5 @@
 import XCTest
+import LowLevel
 import Foundation
 import TreeClient
 import FaultServerSupport
@@ -65,9 +66,9 @@ final class SyncTests: XCTestCase {
 
         try server.serve(r2.root)
         try server.clearLog()
-        var steps: [SyncProgress] = []
-        let lock = NSLock()
-        let update = try client(dir).run(progress: { p in lock.lock(); steps.append(p); lock.unlock() })
+        let progress = Locked([SyncProgress]())
+        let update = try client(dir).run(progress: { p in progress.withLock { $0.append(p) } })
+        let steps = progress.withLock { $0 }
         XCTAssertEqual(snapshot(dir), snapshot(r2.root))
         XCTAssertEqual(update.fromVersion, 1)
         XCTAssertEqual(update.toVersion, 2)

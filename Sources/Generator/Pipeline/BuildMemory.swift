@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 
 /// What a long-lived process (`generator serve --watch`) keeps from one build to the next: pure results, each keyed
 /// by everything it depends on, so reusing one gives the bytes computing it would. One per process that rebuilds;

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import Crypto
 #if canImport(Glibc)
 import Glibc

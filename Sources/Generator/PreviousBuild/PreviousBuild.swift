@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 
 /// What the build before left in the output folder, and everything a rebuild may keep of it, behind one interface:
 ///

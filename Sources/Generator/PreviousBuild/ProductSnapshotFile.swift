@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import Crypto
 import Indexer
 import Schemas

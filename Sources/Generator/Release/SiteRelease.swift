@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import TreeClient
 
 /// The previous release as the live site serves it (`build --previous https://…/`): the site is the one record of what
@@ -52,15 +53,16 @@ final class SiteRelease: ReleaseSource, @unchecked Sendable {
         guard !wanted.isEmpty else { return }
         let bytes = wanted.reduce(0) { $0 + $1.size }
         progress("previous release: downloading \(wanted.count) file(s), \(bytes) bytes, from \(site.absoluteString)")
-        var lastShown = 0
+        let lastShown = Locked(0)
         do {
             try fetcher.fetchAll(wanted, url: { TreePath.url($0.path, under: self.site) }, expected: { .init(size: $0.size, sha256: $0.sha256) },
-                                 alternate: copyURL, progress: { done, total in
+                                 alternate: { self.copyURL($0) }, progress: { done, total in
                 // About ten lines however many files: enough to see it move on a terminal, no flood.
-                self.lock.lock()
-                let show = done == total || done - lastShown >= max(1, total / 10)
-                if show { lastShown = done }
-                self.lock.unlock()
+                let show = lastShown.withLock { last in
+                    let show = done == total || done - last >= max(1, total / 10)
+                    if show { last = done }
+                    return show
+                }
                 if show { self.progress("previous release: \(done)/\(total) files") }
             }) { entry, body in
                 try Data(body).write(to: self.cache.appendingPathComponent(entry.sha256))

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 
 /// Work that runs on a thread of its own while the caller goes on (a domain's content-named files are built while
 /// the other files are validated and serialised); `wait()` gives its result.

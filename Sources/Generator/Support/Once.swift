@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 
 /// Work done at most once, by whichever thread asks first (the others wait for it); its result, or its error, is
 /// given to every caller.

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 
 /// Progress of a long build on a terminal (or with `--progress`): the stage, and files done of total when the stage
 /// counts files, at least every `interval` seconds from a thread of its own, so a quiet stage still says it is alive.

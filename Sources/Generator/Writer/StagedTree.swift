@@ -1,13 +1,9 @@
 import Foundation
+import LowLevel
 import Indexer
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Linux renameat2(2): with RENAME_EXCHANGE two paths swap atomically.
-@_silgen_name("renameat2")
-private func c_renameat2(_ olddirfd: Int32, _ oldpath: UnsafePointer<CChar>, _ newdirfd: Int32,
-                         _ newpath: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
 
 /// Stages a new tree beside the output folder and puts it in place only when every file is on disk, so a failure at
 /// any moment leaves the previous tree byte-identical.
@@ -382,7 +378,7 @@ public final class StagedTree: @unchecked Sendable {
                 try? Self.removeMarked(folder)
                 throw BuildError(file: outputPath, "cannot move the new tree into place (\(String(cString: strerror(err))))")
             }
-        } else if c_renameat2(AT_FDCWD, stagingPath, AT_FDCWD, outputPath, 2 /* RENAME_EXCHANGE */) != 0 {
+        } else if renameExchange(AT_FDCWD, stagingPath, AT_FDCWD, outputPath) != 0 {
             let old = folder.appendingPathComponent("old").path
             guard rename(outputPath, old) == 0 else {
                 let err = errno
@@ -483,7 +479,7 @@ public final class StagedTree: @unchecked Sendable {
             case .folder:
                 if mkdirat(outputFD, p, 0o755) != 0 && errno != EEXIST { failure = "\(p): cannot create the folder (\(String(cString: strerror(errno))))" }
             case .replace:
-                if c_renameat2(stagingFD, p, outputFD, p, 2 /* RENAME_EXCHANGE */) != 0 { failure = "\(p): cannot be replaced (\(String(cString: strerror(errno))))" }
+                if renameExchange(stagingFD, p, outputFD, p) != 0 { failure = "\(p): cannot be replaced (\(String(cString: strerror(errno))))" }
             case .add:
                 if renameat(stagingFD, p, outputFD, p) != 0 { failure = "\(p): cannot be moved into place (\(String(cString: strerror(errno))))" }
             case .remove:
@@ -527,7 +523,7 @@ public final class StagedTree: @unchecked Sendable {
             let p = step.path
             switch step.kind {
             case .replace:
-                if inode(output, p) == step.new { _ = c_renameat2(staging, p, output, p, 2) }
+                if inode(output, p) == step.new { _ = renameExchange(staging, p, output, p) }
             case .add:
                 if inode(output, p) == step.new { _ = renameat(output, p, staging, p) }
             case .remove:

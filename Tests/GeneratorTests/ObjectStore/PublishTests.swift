@@ -1,4 +1,5 @@
 import XCTest
+import LowLevel
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -90,15 +91,14 @@ final class PublishTests: XCTestCase {
         XCTAssertEqual(try object(prefix, "update-manifest.json").map { Data($0) }, try Data(contentsOf: tree.appendingPathComponent("update-manifest.json")),
                        "the store's manifest is \(tree.lastPathComponent)'s", file: file, line: line)
         let all = idx.all.filter { only?.contains($0.key) ?? true }
-        let lock = NSLock()
-        var other = Set<String>(), wrong: [String] = []
+        let found = Locked((other: Set<String>(), wrong: [String]()))
         let fetcher = HTTPFetcher(.init(timeout: 10, retries: 0, maxParallel: 8))
         try fetcher.fetchAll(Array(all.keys), url: { TreePath.url($0, under: self.store.site(Self.bucket, prefix)) }, expected: { _ in nil }) { path, body in
             if HTTPFetcher.sha256Hex(body) == all[path] { return }
             let copy = viaCopies ? try self.object(prefix, Self.copyKey(path, all[path]!)) : nil
-            lock.lock(); defer { lock.unlock() }
-            if let copy, HTTPFetcher.sha256Hex(copy) == all[path] { other.insert(path) } else { wrong.append(path) }
+            found.withLock { if let copy, HTTPFetcher.sha256Hex(copy) == all[path] { $0.other.insert(path) } else { $0.wrong.append(path) } }
         }
+        let (other, wrong) = found.withLock { $0 }
         XCTAssertEqual(wrong.sorted(), [], "objects whose bytes are not the index's", file: file, line: line)
         return other
     }
