@@ -39,7 +39,7 @@ let package = Package(
         ]),
         // `generator serve`: kept out of Generator and TreeClient, so neither they nor apps get the HTTP server.
         .target(name: "PreviewServer", dependencies: [
-            "Generator", "TreeClient", .product(name: "FlyingFox", package: "FlyingFox"),
+            "Generator", "TreeClient", "LowLevel", .product(name: "FlyingFox", package: "FlyingFox"),
         ]),
         .executableTarget(name: "GeneratorCLI", dependencies: [
             "Generator", "TreeClient", "PreviewServer", "LowLevel",

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,10 +18,7 @@ enum InputWatch {
             guard depth < 32, let d = opendir(dir) else { return }
             defer { closedir(d) }
             var names: [String] = []
-            while let e = readdir(d) {
-                let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { names.append(name) }
-            }
+            forEachFolderEntry(d) { name, _ in names.append(String(decoding: name, as: UTF8.self)) }
             for name in names.sorted() {
                 let path = dir + "/" + name, relPath = rel.isEmpty ? name : rel + "/" + name
                 var l = stat(), st = stat()

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import Generator
 import TreeClient
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Glibc
 /// file in staging and links unchanged ones), so a link keeps the bytes of its release even after the next build
 /// swaps `dist/` and removes the old tree. A request takes the current snapshot once and answers wholly from it, so
 /// it never sees files of two releases; the folder is removed once no request uses it (`PinnedTrees.reap`).
-public final class PinnedRelease: @unchecked Sendable {
+public final class PinnedRelease: Sendable {
     public let number: Int
     /// The snapshot's own folder (made by the server, inside its private folder).
     public let folder: URL
@@ -29,9 +30,8 @@ public final class PinnedRelease: @unchecked Sendable {
     /// The tree's `404.html`, read once.
     let notFoundPage: [UInt8]?
 
-    private let lock = NSLock()
-    private var gzipped: [String: [UInt8]] = [:]
-    private var gzippedBytes = 0
+    /// Gzip bodies made so far, and their size in all.
+    private let gzipped = Locked((bodies: [String: [UInt8]](), bytes: 0))
     /// Gzip bodies kept per snapshot (compressing the same large index for every request costs more than serving it).
     static let gzipCacheLimit = 64 << 20
 
@@ -55,13 +55,11 @@ public final class PinnedRelease: @unchecked Sendable {
 
     /// The gzip body of a file of this snapshot (computed once, kept up to `gzipCacheLimit` bytes in all).
     func gzip(_ path: String, _ bytes: [UInt8]) -> [UInt8]? {
-        lock.lock()
-        if let hit = gzipped[path] { lock.unlock(); return hit }
-        lock.unlock()
+        if let hit = gzipped.withLock({ $0.bodies[path] }) { return hit }
         guard let body = Gzip.compress(bytes, level: 6) else { return nil }
-        lock.lock()
-        if gzippedBytes + body.count <= Self.gzipCacheLimit, gzipped[path] == nil { gzipped[path] = body; gzippedBytes += body.count }
-        lock.unlock()
+        gzipped.withLock { cache in
+            if cache.bytes + body.count <= Self.gzipCacheLimit, cache.bodies[path] == nil { cache.bodies[path] = body; cache.bytes += body.count }
+        }
         return body
     }
 
@@ -104,16 +102,14 @@ public final class PinnedRelease: @unchecked Sendable {
     private static func link(_ src: Int32, _ dst: Int32, _ rel: String, depth: Int, sourceReader: TreeReader, skipped: inout [String]) throws {
         guard let dir = fdopendir(src) else { close(src); throw Failure(description: "\(rel.isEmpty ? "." : rel): folder cannot be read") }
         defer { closedir(dir) }
-        while let e = readdir(dir) {
-            let raw = withUnsafeBytes(of: e.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if raw == [0x2E] || raw == [0x2E, 0x2E] { continue }
+        try forEachFolderEntry(dir) { raw, _ in
             let name = String(decoding: raw, as: UTF8.self)
             let relPath = rel.isEmpty ? name : rel + "/" + name
             guard String(validating: raw, as: UTF8.self) != nil, TreeReader.pathRejection(name) == nil else {
-                skipped.append(TreeReader.shown(relPath)); continue
+                skipped.append(TreeReader.shown(relPath)); return
             }
             var st = stat()
-            guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { skipped.append(relPath); continue }
+            guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { skipped.append(relPath); return }
             switch st.st_mode & S_IFMT {
             case S_IFREG:
                 if linkat(dirfd(dir), name, dst, name, 0) == 0 {
@@ -141,9 +137,9 @@ public final class PinnedRelease: @unchecked Sendable {
                     throw Failure(description: "\(relPath): cannot be linked (\(String(cString: strerror(errno))))")
                 }
             case S_IFDIR:
-                guard depth < 128 else { skipped.append(relPath); continue }
+                guard depth < 128 else { skipped.append(relPath); return }
                 let sub = openat(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard sub >= 0 else { skipped.append(relPath); continue }   // replaced by a symlink meanwhile
+                guard sub >= 0 else { skipped.append(relPath); return }   // replaced by a symlink meanwhile
                 guard mkdirat(dst, name, 0o755) == 0 else { close(sub); throw Failure(description: "\(relPath): cannot create the folder (\(String(cString: strerror(errno))))") }
                 let subDst = openat(dst, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard subDst >= 0 else { close(sub); throw Failure(description: "\(relPath): cannot open the folder") }

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import Generator
 #if canImport(Glibc)
 import Glibc
@@ -9,16 +10,22 @@ import Glibc
 /// The folder is `.<dist>.serve-<pid>` beside the served tree (same file system, so snapshots are hard links), or a
 /// temporary folder when that one cannot be written. It holds a marker file; only folders holding it are ever
 /// removed: this server's own at stop, and those of servers that are gone (killed before they could clean up).
-final class PinnedTrees: @unchecked Sendable {
+final class PinnedTrees: Sendable {
     static let markerName = "made-by-generator-serve"
     static let markerHeader = "generator serve snapshot folder"
 
     /// The served tree, symlinks resolved (the build lock and the swap are on this path).
     let dist: URL
     let folder: URL
-    private let lock = NSLock()
-    private var snapshot: PinnedRelease?
-    private var count = 0
+    /// The snapshot served now, how many were pinned, the stamp of the tree it was pinned from, and the replaced
+    /// snapshots (held weakly: requests still answering from one keep it alive).
+    private struct State {
+        var snapshot: PinnedRelease?
+        var count = 0
+        var pinnedStamp: String?
+        var retired: [(snapshot: Weak, folder: URL)] = []
+    }
+    private let state = Locked(State())
 
     init(dist: URL) throws {
         self.dist = dist
@@ -39,10 +46,7 @@ final class PinnedTrees: @unchecked Sendable {
     }
 
     /// The snapshot answering requests now (a request takes it once, at its start).
-    var current: PinnedRelease? {
-        lock.lock(); defer { lock.unlock() }
-        return snapshot
-    }
+    var current: PinnedRelease? { state.withLock { $0.snapshot } }
 
     /// Pins the tree now at `dist` and serves it from now on. Holds the build lock of `dist` meanwhile (waiting for a
     /// build that is writing it), so the tree cannot be swapped halfway; a tree whose folder cannot hold the lock
@@ -53,30 +57,27 @@ final class PinnedTrees: @unchecked Sendable {
         defer { held?.release() }
         // Taken under the lock, before linking: a build swapping the tree after this is noticed by the next poll.
         let stamp = InputWatch.treeStamp(dist)
-        lock.lock(); count += 1; let number = count; lock.unlock()
+        let number = state.withLock { $0.count += 1; return $0.count }
         let pinned = try PinnedRelease.pin(dist, into: folder.appendingPathComponent("\(number)"), number: number)
-        lock.lock()
-        if let old = snapshot { retired.append((Weak(old), old.folder)) }
-        snapshot = pinned
-        pinnedStamp = stamp
-        lock.unlock()
+        state.withLock {
+            if let old = $0.snapshot { $0.retired.append((Weak(old), old.folder)) }
+            $0.snapshot = pinned
+            $0.pinnedStamp = stamp
+        }
         return pinned
     }
 
     /// `InputWatch.treeStamp` of the tree the current snapshot was pinned from.
-    var stamp: String? { lock.withLock { pinnedStamp } }
-    private var pinnedStamp: String?
+    var stamp: String? { state.withLock { $0.pinnedStamp } }
 
-    /// Snapshots replaced by a newer one, held weakly: requests still answering from one keep it alive.
-    private var retired: [(snapshot: Weak, folder: URL)] = []
     private final class Weak { weak var value: PinnedRelease?; init(_ v: PinnedRelease) { value = v } }
 
     /// Removes the folders of replaced snapshots that no request uses any more (the built files stay wherever a tree
     /// still has them: these are links).
     func reap() {
-        let gone: [URL] = lock.withLock {
-            let done = retired.filter { $0.snapshot.value == nil }.map(\.folder)
-            retired.removeAll { $0.snapshot.value == nil }
+        let gone: [URL] = state.withLock {
+            let done = $0.retired.filter { $0.snapshot.value == nil }.map(\.folder)
+            $0.retired.removeAll { $0.snapshot.value == nil }
             return done
         }
         for folder in gone { try? FileManager.default.removeItem(at: folder) }
@@ -84,7 +85,7 @@ final class PinnedTrees: @unchecked Sendable {
 
     /// Removes the private folder (at stop: every snapshot in it is this server's).
     func removeAll() {
-        lock.withLock { snapshot = nil; retired.removeAll() }
+        state.withLock { $0.snapshot = nil; $0.retired.removeAll() }
         try? FileManager.default.removeItem(at: folder)
     }
 

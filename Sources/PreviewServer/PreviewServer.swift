@@ -1,6 +1,7 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
+import LowLevel
 import Generator
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ import Glibc
 /// removes the old tree while requests may be in flight, so a server reading `dist/` per request could mix two
 /// releases or find files gone. A new snapshot is pinned after each build (ours with `watch`, or anyone's: the
 /// tree's folder is polled) and replaces the served one at once; the old one stays until its last request is done.
-public final class PreviewServer: @unchecked Sendable {
+public final class PreviewServer: Sendable {
     public struct Options: Sendable {
         public var dist: URL
         public var host = "127.0.0.1"
@@ -43,14 +44,17 @@ public final class PreviewServer: @unchecked Sendable {
 
     let options: Options
     let report: @Sendable (Event) -> Void
-    private let state = NSLock()
-    private var trees: PinnedTrees?
-    private var server: HTTPServer?
-    private var stopping = false
+    /// What start and stop share with the watcher and with callers on other threads.
+    private struct Running {
+        var trees: PinnedTrees?
+        var server: HTTPServer?
+        var stopping = false
+        var watcherStarted = false
+    }
+    private let state = Locked(Running())
     private let watcherDone = DispatchSemaphore(value: 0)
     /// Results the builds of this session share (unchanged NBA games are not simulated again).
     private let memory = BuildMemory()
-    private var watcherStarted = false
 
     public init(_ options: Options, report: @escaping @Sendable (Event) -> Void) {
         self.options = options
@@ -58,7 +62,7 @@ public final class PreviewServer: @unchecked Sendable {
     }
 
     /// The release served now.
-    public var servedVersion: Int? { state.withLock { trees }?.current?.version }
+    public var servedVersion: Int? { state.withLock { $0.trees }?.current?.version }
 
     /// Builds first with `watch` (a failure is fatal only when there is no tree to serve yet), pins the tree,
     /// listens, and starts polling. Returns the base URL (`http://127.0.0.1:PORT/`).
@@ -92,7 +96,7 @@ public final class PreviewServer: @unchecked Sendable {
             trees.removeAll()
             throw StartError(description: "\(error)", isUsage: true)
         }
-        state.withLock { self.trees = trees }
+        state.withLock { $0.trees = trees }
 
         let handler = TreeHTTPHandler(trees: trees)
         let server = HTTPServer(config: .init(address: address, timeout: 30, logger: .disabled))
@@ -113,7 +117,7 @@ public final class PreviewServer: @unchecked Sendable {
             }
             try await Task.sleep(nanoseconds: 5_000_000)
         }
-        state.withLock { self.server = server }
+        state.withLock { $0.server = server }
         let port: UInt16
         switch await server.listeningAddress {
         case .ip4(_, let p)?, .ip6(_, let p)?: port = p
@@ -128,7 +132,7 @@ public final class PreviewServer: @unchecked Sendable {
             watcherDone.signal()
         }
         watcher.name = "serve-watch"
-        state.withLock { watcherStarted = true }
+        state.withLock { $0.watcherStarted = true }
         watcher.start()
         return url
     }
@@ -137,9 +141,9 @@ public final class PreviewServer: @unchecked Sendable {
     /// previous tree intact, and its staging folder is removed by the next build), closes the server, and removes
     /// the snapshot folder. Later calls do nothing.
     public func stop(buildWait: Double = 30) async {
-        let (first, started, server, trees) = state.withLock { () -> (Bool, Bool, HTTPServer?, PinnedTrees?) in
-            defer { stopping = true }
-            return (!stopping, watcherStarted, self.server, self.trees)
+        let (first, started, server, trees) = state.withLock { running -> (Bool, Bool, HTTPServer?, PinnedTrees?) in
+            defer { running.stopping = true }
+            return (!running.stopping, running.watcherStarted, running.server, running.trees)
         }
         guard first else { return }
         if started, watcherDone.wait(timeout: .now() + buildWait) == .timedOut {
@@ -149,7 +153,7 @@ public final class PreviewServer: @unchecked Sendable {
         trees?.removeAll()
     }
 
-    private var isStopping: Bool { state.withLock { stopping } }
+    private var isStopping: Bool { state.withLock { $0.stopping } }
 
     // MARK: Watching
 
@@ -197,7 +201,7 @@ public final class PreviewServer: @unchecked Sendable {
             return false
         } catch {
             let text = error is BuildErrors ? "\(error)" : "error: \(error)"
-            let serving = state.withLock { trees }?.current.map { "still serving version \($0.version) (\($0.currentVersion)), the last good tree" }
+            let serving = state.withLock { $0.trees }?.current.map { "still serving version \($0.version) (\($0.currentVersion)), the last good tree" }
             report(.error(TreeReader.terminalSafe(text) + "\nbuild failed; " + (serving ?? "\(options.dist.path) was left unchanged")))
             return false
         }
@@ -266,10 +270,9 @@ public final class PreviewServer: @unchecked Sendable {
         return false
     }
 
-    private final class Failure: @unchecked Sendable {
-        private let lock = NSLock()
-        private var error: Error?
-        func set(_ e: Error) { lock.withLock { error = e } }
-        func get() -> Error? { lock.withLock { error } }
+    private final class Failure: Sendable {
+        private let error = Locked<Error?>(nil)
+        func set(_ e: Error) { error.withLock { $0 = e } }
+        func get() -> Error? { error.withLock { $0 } }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 
 /// Every file a build reads goes through here. In CI a pull request controls `input/`, so a path that leaves the
 /// input folder (`../`, an absolute path, a symbolic link pointing out) would publish the runner's files or echo
@@ -162,12 +163,7 @@ public enum InputFiles {
         guard let dir = opendir(folder.path) else { throw BuildError(file: display, reason(errno)) }
         defer { closedir(dir) }
         var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
+        forEachFolderEntry(dir) { name, _ in names.append(String(decoding: name, as: UTF8.self)) }
         return names.sorted()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -7,7 +8,7 @@ import TreeClient
 /// S3's REST API over URLSession, each request signed with `S3Signer` and its real payload hash (so the store checks
 /// the body it receives). Failures that may pass (no connection, a timeout, 5xx, 429, a store's RequestTimeout) are
 /// retried with exponential backoff; any other refusal (403, a 404 bucket, a bad signature) is reported at once.
-public final class S3Client: ObjectStore, @unchecked Sendable {
+public final class S3Client: ObjectStore, Sendable {
     public let location: S3Location
     let signer: S3Signer
     let retries: Int
@@ -83,26 +84,24 @@ public final class S3Client: ObjectStore, @unchecked Sendable {
         }
     }
 
-    private final class Outcome: @unchecked Sendable { var result: Result<Response, TransportError> = .failure(TransportError("no response")) }
     struct TransportError: Error { let text: String; init(_ t: String) { text = t } }
 
     private func once(_ request: URLRequest, body: [UInt8]?) -> Result<Response, TransportError> {
         let done = DispatchSemaphore(value: 0)
-        let outcome = Outcome()
+        let outcome = Locked<Result<Response, TransportError>>(.failure(TransportError("no response")))
         let handler: @Sendable (Data?, URLResponse?, Error?) -> Void = { data, response, error in
             defer { done.signal() }
-            if let error {
-                outcome.result = .failure(TransportError(Self.describe(error)))
-                return
-            }
-            guard let http = response as? HTTPURLResponse else { outcome.result = .failure(TransportError("not an HTTP response")); return }
-            outcome.result = .success(Response(status: http.statusCode, body: [UInt8](data ?? Data())))
+            let result: Result<Response, TransportError>
+            if let error { result = .failure(TransportError(Self.describe(error))) }
+            else if let http = response as? HTTPURLResponse { result = .success(Response(status: http.statusCode, body: [UInt8](data ?? Data()))) }
+            else { result = .failure(TransportError("not an HTTP response")) }
+            outcome.withLock { $0 = result }
         }
         let task = body.map { session.uploadTask(with: request, from: Data($0), completionHandler: handler) }
             ?? session.dataTask(with: request, completionHandler: handler)
         task.resume()
         done.wait()
-        return outcome.result
+        return outcome.withLock { $0 }
     }
 
     static func describe(_ error: Error) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import Indexer
 import TreeClient
 
@@ -75,35 +76,34 @@ extension TreePublisher {
     }
 
     /// The shared state of one `forEach`: the next item, how many finished, the first failure.
-    final class Work: @unchecked Sendable {
-        private let lock = NSLock()
+    final class Work: Sendable {
         private let count: Int
-        private var next = 0, done = 0
-        private var error: Error?
+        private let state = Locked((next: 0, done: 0, error: Error?.none))
         init(count: Int) { self.count = count }
 
         /// The next item's index; nil when all are taken or one failed.
         func take() -> Int? {
-            lock.lock(); defer { lock.unlock() }
-            guard error == nil, next < count else { return nil }
-            next += 1
-            return next - 1
+            state.withLock { s in
+                guard s.error == nil, s.next < count else { return nil }
+                s.next += 1
+                return s.next - 1
+            }
         }
-        func finish() -> Int { lock.lock(); defer { lock.unlock() }; done += 1; return done }
-        var finished: Int { lock.lock(); defer { lock.unlock() }; return done }
-        func fail(_ e: Error) { lock.lock(); if error == nil { error = e }; lock.unlock() }
-        var failure: Error? { lock.lock(); defer { lock.unlock() }; return error }
+        func finish() -> Int { state.withLock { $0.done += 1; return $0.done } }
+        var finished: Int { state.withLock { $0.done } }
+        func fail(_ e: Error) { state.withLock { if $0.error == nil { $0.error = e } } }
+        var failure: Error? { state.withLock { $0.error } }
     }
 
     /// About ten progress lines per step, however many files: enough to see it move, no flood.
-    final class Shown: @unchecked Sendable {
-        private let lock = NSLock()
-        private var last = 0
+    final class Shown: Sendable {
+        private let last = Locked(0)
         func next(_ done: Int, total: Int) -> Bool {
-            lock.lock(); defer { lock.unlock() }
-            guard done == total || (total >= 20 && done - last >= total / 10) else { return false }
-            last = done
-            return true
+            last.withLock { last in
+                guard done == total || (total >= 20 && done - last >= total / 10) else { return false }
+                last = done
+                return true
+            }
         }
     }
 }

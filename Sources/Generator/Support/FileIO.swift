@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -102,11 +103,7 @@ enum FileIO {
     /// Every entry of an open folder but `.` and `..`: its name's bytes and its `d_type` (DT_UNKNOWN on file systems
     /// that do not say).
     static func forEachEntry(_ dir: OpaquePointer, _ body: (_ name: [UInt8], _ type: UInt8) throws -> Void) rethrows {
-        while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-            try body(name, e.pointee.d_type)
-        }
+        try forEachFolderEntry(dir, body)
     }
 
     /// openat2(2) below `dirfd` with RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH (`resolve`): the
