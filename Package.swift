@@ -25,9 +25,10 @@ let package = Package(
         // System zlib (Debian: zlib1g-dev) for gzip sizes in reports and benchmarks.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        // The few lines of unsafe Swift the libraries share (a lock, an atomic swap of two paths), behind safe APIs.
+        // The few lines of unsafe Swift the libraries share (a lock, an atomic swap of two paths, folder listing),
+        // behind safe APIs.
         .target(name: "LowLevel"),
-        .target(name: "Schemas", resources: [.copy("MetaSchemas")]),
+        .target(name: "Schemas", dependencies: ["LowLevel"], resources: [.copy("MetaSchemas")]),
         .target(name: "Indexer", dependencies: ["Schemas"]),
         .target(name: "TreeClient", dependencies: ["LowLevel", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Generator", dependencies: [

@@ -117,3 +117,5 @@ public enum ByteHash {
         return (h ^ (h >> 29)) &* 0x94D0_49BB_1331_11EB
     }
 }
+
+extension TokenTable: Sendable where Value: Sendable {}

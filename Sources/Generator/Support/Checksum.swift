@@ -15,8 +15,7 @@ struct Checksum: Sendable {
     private var v1 = p1 &+ p2, v2 = p2, v3: UInt64 = 0, v4 = 0 &- p1
     private var total = 0
     /// Bytes of a step not yet taken (fewer than 32).
-    private var tail: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    private var tailCount = 0
+    private var tail: [UInt8] = []
 
     init() {}
 
@@ -25,37 +24,42 @@ struct Checksum: Sendable {
         return ((a << 31) | (a >> 33)) &* p1
     }
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        total += bytes.count
-        var at = 0, n = bytes.count
-        if tailCount > 0 {
-            let take = min(32 - tailCount, n)
-            withUnsafeMutableBytes(of: &tail) { t in t.baseAddress!.advanced(by: tailCount).copyMemory(from: base, byteCount: take) }
-            tailCount += take; at = take; n -= take
-            guard tailCount == 32 else { return }
-            v1 = Self.round(v1, tail.0); v2 = Self.round(v2, tail.1); v3 = Self.round(v3, tail.2); v4 = Self.round(v4, tail.3)
-            tailCount = 0
-        }
-        var a = v1, b = v2, c = v3, d = v4
-        while n >= 32 {
-            let p = base + at
-            a = Self.round(a, p.loadUnaligned(as: UInt64.self))
-            b = Self.round(b, p.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            c = Self.round(c, p.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-            d = Self.round(d, p.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
-            at += 32; n -= 32
-        }
-        v1 = a; v2 = b; v3 = c; v4 = d
-        if n > 0 {
-            tail = (0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &tail) { t in t.baseAddress!.copyMemory(from: base + at, byteCount: n) }
-            tailCount = n
-        }
+    /// The 64-bit little-endian word at `offset` (any bit pattern is a UInt64: the load is bounds-checked and safe).
+    @inline(__always) private static func word(_ raw: RawSpan, _ offset: Int) -> UInt64 {
+        UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
-    mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
-    mutating func update(_ bytes: ArraySlice<UInt8>) { bytes.withUnsafeBytes { update($0) } }
+    mutating func update(_ bytes: Span<UInt8>) { update(bytes.bytes) }
+
+    mutating func update(_ raw: RawSpan) {
+        let n = raw.byteCount
+        guard n > 0 else { return }
+        total += n
+        var at = 0
+        if !tail.isEmpty {
+            let take = min(32 - tail.count, n)
+            for k in 0..<take { tail.append(raw.unsafeLoad(fromByteOffset: k, as: UInt8.self)) }
+            at = take
+            guard tail.count == 32 else { return }
+            let whole = tail[...], t = whole.span.bytes
+            v1 = Self.round(v1, Self.word(t, 0)); v2 = Self.round(v2, Self.word(t, 8))
+            v3 = Self.round(v3, Self.word(t, 16)); v4 = Self.round(v4, Self.word(t, 24))
+            tail.removeAll(keepingCapacity: true)
+        }
+        var a = v1, b = v2, c = v3, d = v4
+        while n - at >= 32 {
+            a = Self.round(a, Self.word(raw, at))
+            b = Self.round(b, Self.word(raw, at + 8))
+            c = Self.round(c, Self.word(raw, at + 16))
+            d = Self.round(d, Self.word(raw, at + 24))
+            at += 32
+        }
+        v1 = a; v2 = b; v3 = c; v4 = d
+        for k in at..<n { tail.append(raw.unsafeLoad(fromByteOffset: k, as: UInt8.self)) }
+    }
+
+    mutating func update(_ bytes: [UInt8]) { update(bytes[...]) }   // (`ArraySlice.span` reaches back to macOS 13)
+    mutating func update(_ bytes: ArraySlice<UInt8>) { update(bytes.span) }
 
     /// The 16 bytes of the checksum.
     func finalize() -> [UInt8] {
@@ -67,9 +71,9 @@ struct Checksum: Sendable {
         func rotl(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }
         func merge(_ h: UInt64, _ v: UInt64) -> UInt64 { (h ^ Self.round(0, v)) &* Self.p1 &+ Self.p4 }
         // The tail's bytes (fewer than 32, zero beyond) in both halves, with the count of bytes that tells them apart.
-        var tailWords = tail
-        let count = tailCount
-        withUnsafeMutableBytes(of: &tailWords) { t in for k in count..<32 { t[k] = 0 } }
+        let padded = tail + [UInt8](repeating: 0, count: 32 - tail.count)
+        let whole = padded[...], t = whole.span.bytes
+        let tailWords = (Self.word(t, 0), Self.word(t, 8), Self.word(t, 16), Self.word(t, 24))
         var h1 = rotl(v1, 1) &+ rotl(v2, 7) &+ rotl(v3, 12) &+ rotl(v4, 18)
         h1 = merge(merge(merge(merge(h1, v1), v2), v3), v4)
         var h2 = rotl(v4, 1) &+ rotl(v3, 7) &+ rotl(v2, 12) &+ rotl(v1, 18) &+ Self.p5
@@ -80,11 +84,16 @@ struct Checksum: Sendable {
         }
         h1 = avalanche(h1 ^ UInt64(total))
         h2 = avalanche(h2 &+ UInt64(total) &* Self.p5 ^ h1)
-        return withUnsafeBytes(of: (h1.bigEndian, h2.bigEndian)) { Array($0) }
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        out.appendBigEndian(h1); out.appendBigEndian(h2)
+        return out
     }
 
     /// The checksum of `bytes`.
-    static func of(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { var c = Checksum(); c.update(bytes); return c.finalize() }
-    static func of(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { of($0) } }
-    static func of(_ bytes: ArraySlice<UInt8>) -> [UInt8] { bytes.withUnsafeBytes { of($0) } }
+    static func of(_ bytes: Span<UInt8>) -> [UInt8] { var c = Checksum(); c.update(bytes); return c.finalize() }
+    static func of(_ bytes: [UInt8]) -> [UInt8] { of(bytes[...]) }
+    static func of(_ bytes: ArraySlice<UInt8>) -> [UInt8] { of(bytes.span) }
+    static func of(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { of(bytes.bytes) }
+    static func of(_ bytes: RawSpan) -> [UInt8] { var c = Checksum(); c.update(bytes); return c.finalize() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,7 @@ import Glibc
 /// never blocks the next one. The holder's pid is written into the file for messages only. The file is removed on
 /// release, so it does not linger beside the output; a waiter that locked a file just removed notices (the path no
 /// longer names the file it holds) and tries again.
-public final class BuildLock: @unchecked Sendable {
+public final class BuildLock: Sendable {
     /// Another build held the lock for longer than the wait allowed.
     public struct Busy: Error, CustomStringConvertible, Sendable {
         /// The holder's pid as it wrote it (nil while it has not yet written it).
@@ -31,7 +32,8 @@ public final class BuildLock: @unchecked Sendable {
     /// The lock file.
     public let path: String
     public let output: URL
-    private var fd: Int32
+    /// The locked file's descriptor; -1 once released.
+    private let fd = Locked<Int32>(-1)
 
     /// Where the lock of `output` lives: beside it, so that it guards the swap of that one folder.
     public static func lockPath(for output: URL) -> String {
@@ -70,7 +72,7 @@ public final class BuildLock: @unchecked Sendable {
                     let text = Array("\(getpid())\n".utf8)
                     _ = ftruncate(fd, 0)
                     _ = FileIO.pwriteAll(fd, text, position: 0)
-                    self.fd = fd
+                    self.fd.withLock { $0 = fd }
                     return
                 }
                 close(fd)   // the previous holder removed this file as we locked it: lock the new one
@@ -95,13 +97,15 @@ public final class BuildLock: @unchecked Sendable {
     /// Releases the lock (idempotent). The file is removed first, while still held, so that no one locks a file that
     /// is about to disappear without noticing.
     public func release() {
-        guard fd >= 0 else { return }
-        var held = stat(), named = stat()
-        if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
-            unlink(path)
+        fd.withLock { fd in
+            guard fd >= 0 else { return }
+            var held = stat(), named = stat()
+            if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+                unlink(path)
+            }
+            close(fd)
+            fd = -1
         }
-        close(fd)
-        fd = -1
     }
 
     /// The pid a holder wrote into the lock file.

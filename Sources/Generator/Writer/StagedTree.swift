@@ -242,7 +242,7 @@ public final class StagedTree: @unchecked Sendable {
 
     /// The names of the real folders directly in a folder, looked up by their bytes (`TokenTable`): a `Set` hashed each
     /// name with Swift's own hasher, 100,000 times a build (once per product page). A class: handed out by reference.
-    final class FolderListing: @unchecked Sendable {
+    final class FolderListing: Sendable {
         let names: TokenTable<Void>
         init(_ names: TokenTable<Void>) { self.names = names }
     }

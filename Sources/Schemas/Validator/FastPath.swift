@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 
 /// A fast verdict for schemas made only of the common keywords (type, enum, const, numeric and length bounds,
 /// pattern, properties / required / additionalProperties / propertyNames, items and item counts, allOf, anyOf, `$ref`): the shapes
@@ -235,10 +236,8 @@ final class FastNode {
 
 
 /// A bounded, thread-safe memo of regex verdicts for short ASCII strings.
-/// (Sendable, unchecked by the compiler: the verdicts are behind a lock; `Mutex`, which the compiler could check, needs macOS 15.)
-final class PatternMemo: @unchecked Sendable {
-    private var verdicts: [String: Bool] = [:]
-    private let lock = NSLock()
+final class PatternMemo: Sendable {
+    private let verdicts = Locked([String: Bool]())
     static let maxEntries = 4096, maxLength = 96
 
     func matches(_ s: String, _ r: NSRegularExpression) -> Bool {
@@ -246,16 +245,11 @@ final class PatternMemo: @unchecked Sendable {
         // honour; an ASCII string is only ever equal to itself among ASCII keys, and others never look here.
         let memoable = s.utf8.count <= Self.maxLength && s.utf8.allSatisfy { $0 < 0x80 }
         if memoable {
-            lock.lock()
-            let known = verdicts[s]
-            lock.unlock()
-            if let known { return known }
+            if let known = verdicts.withLock({ $0[s] }) { return known }
         }
         let ok = r.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil
         if memoable {
-            lock.lock()
-            if verdicts.count < Self.maxEntries { verdicts[s] = ok }
-            lock.unlock()
+            verdicts.withLock { if $0.count < Self.maxEntries { $0[s] = ok } }
         }
         return ok
     }

@@ -1,24 +1,25 @@
 import Foundation
+import LowLevel
 
 /// Known schema documents by URI, for `$ref`, `$dynamicRef` and `$schema`. Nothing is ever fetched:
 /// a reference to an unknown document is an error. The draft 2020-12 meta-schemas are always known.
 ///
 /// (Sendable, unchecked by the compiler: documents may be added from any thread, so the dictionary is behind a lock; `Mutex`, which
 /// would let the compiler check it, needs macOS 15.)
-public final class SchemaRegistry: @unchecked Sendable {
-    private var documents: [String: JSON] = [:]
-    private let lock = NSLock()
+public final class SchemaRegistry: Sendable {
+    private let documents = Locked([String: JSON]())
 
     public init(includeMetaSchemas: Bool = true) {
-        if includeMetaSchemas { for (uri, doc) in MetaSchemas.all { documents[uri] = doc } }
+        if includeMetaSchemas { documents.withLock { for (uri, doc) in MetaSchemas.all { $0[uri] = doc } } }
     }
 
     /// Registers a document under a URI (its `$id` wins for resolution inside it when it has one).
     public func add(_ document: JSON, uri: String) {
-        lock.lock(); defer { lock.unlock() }
-        documents[URIReference(uri).withoutFragment.string] = document
-        if let id = document["$id"]?.stringValue {
-            documents[URIReference(id).resolved(against: URIReference(uri)).withoutFragment.string] = document
+        documents.withLock { documents in
+            documents[URIReference(uri).withoutFragment.string] = document
+            if let id = document["$id"]?.stringValue {
+                documents[URIReference(id).resolved(against: URIReference(uri)).withoutFragment.string] = document
+            }
         }
     }
 
@@ -34,8 +35,7 @@ public final class SchemaRegistry: @unchecked Sendable {
     }
 
     public func document(_ uri: String) -> JSON? {
-        lock.lock(); defer { lock.unlock() }
-        return documents[uri]
+        documents.withLock { $0[uri] }
     }
 }
 
