@@ -13,9 +13,8 @@ import Schemas
 /// writer of the file. `Mutex`, which the compiler could check, needs macOS 15.)
 public final class FragmentReuse: @unchecked Sendable {
     public typealias Key = FragmentKey
-    /// Reads `count` bytes of the earlier file at `offset` into the given buffer (false when it cannot). A buffer
-    /// pointer: what a `pread` fills.
-    public typealias Reader = (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Bool
+    /// Exactly `count` bytes of the earlier file from `offset`; nil when it cannot (the file changed under the build).
+    public typealias Reader = (_ offset: Int, _ count: Int) -> [UInt8]?
 
     /// The earlier file, read on demand (fragments are copied in file order: a window of it is kept, never the whole).
     private let read: Reader?
@@ -25,8 +24,9 @@ public final class FragmentReuse: @unchecked Sendable {
     /// The earlier file's last fragment (a writer that ends with a fragment of its own, like the seed indexes' maps,
     /// finds it here when its key has changed).
     public let earlierLast: Range<Int>?
-    /// Up to 1 MB of the earlier file, from `windowRange.lowerBound` (made on first use).
+    /// Up to `windowSize` bytes of the earlier file, from `windowRange.lowerBound`.
     private var window: [UInt8] = []
+    static let windowSize = 1 << 20
     private var windowRange = 0..<0
     /// The new file's fragments, in the order written.
     public private(set) var written: [(key: Key, range: Range<Int>)] = []
@@ -93,13 +93,8 @@ public final class FragmentReuse: @unchecked Sendable {
     /// The earlier file's bytes in `r`. Throws when they cannot be read (the file changed under the build).
     public func earlierBytes(_ r: Range<Int>) throws -> [UInt8] {
         guard let read else { throw Unreadable() }
-        // (Not zeroed first: a search index's maps are tens of MB, every byte of them read over.)
-        var complete = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: r.count) { buffer, count in
-            complete = r.isEmpty || read(r.lowerBound, UnsafeMutableRawBufferPointer(buffer))
-            count = complete ? r.count : 0
-        }
-        guard complete else { throw Unreadable() }
+        if r.isEmpty { return [] }
+        guard let bytes = read(r.lowerBound, r.count), bytes.count == r.count else { throw Unreadable() }
         return bytes
     }
 
@@ -124,11 +119,9 @@ public final class FragmentReuse: @unchecked Sendable {
         while at < r.upperBound || first {
             // Refill the window from `at` when the next bytes are not in it.
             if !windowRange.contains(at) {
-                if window.isEmpty { window = [UInt8](repeating: 0, count: 1 << 20) }
-                let n = min(window.count, max(r.upperBound, at + 1) - at)
-                guard n > 0, window.withUnsafeMutableBytes({ read(at, UnsafeMutableRawBufferPointer(rebasing: $0[..<n])) }) else {
-                    throw Unreadable()
-                }
+                let n = min(Self.windowSize, max(r.upperBound, at + 1) - at)
+                guard n > 0, let bytes = read(at, n), bytes.count == n else { throw Unreadable() }
+                window = bytes
                 windowRange = at..<(at + n)
             }
             let end = min(r.upperBound, windowRange.upperBound)

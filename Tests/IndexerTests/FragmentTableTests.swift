@@ -36,10 +36,8 @@ final class FragmentTableTests: XCTestCase {
         func key(_ n: UInt64) -> FragmentKey { FragmentKey(a: n, b: n, c: n, d: n) }
         let text = Array(#"[{"a":1},{"b":2},{"c":3},{"d":4}]"#.utf8)
         func reuse(_ ranges: [(key: FragmentKey, range: Range<Int>)]) -> FragmentReuse {
-            FragmentReuse(size: text.count, ranges: ranges, read: { offset, into in
-                guard offset >= 0, offset + into.count <= text.count else { return false }
-                into.copyBytes(from: text[offset..<(offset + into.count)])
-                return true
+            FragmentReuse(size: text.count, ranges: ranges, read: { offset, count in
+                offset >= 0 && offset + count <= text.count ? Array(text[offset..<(offset + count)]) : nil
             })
         }
         // a at 1..<8, b at 9..<16, c at 17..<24, d at 25..<32; listed out of order, b twice (first wrong), one outside.

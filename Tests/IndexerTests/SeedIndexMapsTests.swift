@@ -60,10 +60,8 @@ final class SeedIndexMapsTests: XCTestCase {
     func build(_ docs: [SearchDocument], compact: Bool, earlier: Earlier?, ids: Bool = false) throws
         -> (bytes: [UInt8], spliced: Bool, copied: Int, next: Earlier, objects: [(old: ObjectLayout, new: ObjectLayout)]) {
         let reuse = earlier.map { e in
-            FragmentReuse(size: e.bytes.count, ranges: e.ranges, order: e.order, read: { offset, into in
-                guard offset + into.count <= e.bytes.count else { return false }
-                e.bytes.withUnsafeBytes { into.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + into.count)])) }
-                return true
+            FragmentReuse(size: e.bytes.count, ranges: e.ranges, order: e.order, read: { offset, count in
+                offset + count <= e.bytes.count ? Array(e.bytes[offset..<(offset + count)]) : nil
             })
         } ?? FragmentReuse()
         var f = SeedIndex.Fragments(entryKeys: docs.map(Self.entryKey), tailKey: Self.tailKey(docs), reuse: reuse)

@@ -79,6 +79,6 @@ final class EarlierFile: Sendable {
     /// The whole file; nil when it is shorter than it was now.
     func readAll() -> [UInt8]? { FileIO.pread(fd, count: size, position: 0) }
 
-    /// Fills `buffer` from `offset`; false when the file is shorter than that now.
-    func read(_ offset: Int, _ buffer: UnsafeMutableRawBufferPointer) -> Bool { FileIO.pread(fd, filling: buffer, position: offset) }
+    /// Exactly `count` bytes from `offset`; nil when the file is shorter than that now.
+    func read(_ offset: Int, _ count: Int) -> [UInt8]? { FileIO.pread(fd, count: count, position: offset) }
 }

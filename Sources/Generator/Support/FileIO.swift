@@ -44,18 +44,6 @@ enum FileIO {
         return bytes
     }
 
-    /// Fills `buffer` (a caller's, as raw memory) from `position`; false when the file is shorter than that now.
-    static func pread(_ fd: Int32, filling buffer: UnsafeMutableRawBufferPointer, position: Int) -> Bool {
-        var done = 0
-        while done < buffer.count {
-            let n = Glibc.pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(position + done))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            done += n
-        }
-        return true
-    }
-
     /// Reads the descriptor to its end; `sizeHint` (the size `fstat` gave) sizes the first buffer. Nil on an error.
     static func readToEnd(_ fd: Int32, sizeHint: Int) -> [UInt8]? {
         var buf = [UInt8](repeating: 0, count: max(sizeHint, 0) + 1)
