@@ -2,17 +2,17 @@ import Foundation
 import Crypto
 
 extension Build {
-    static func sha256Hex(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { sha256Hex($0) } }
+    /// The SHA-256 of `bytes` in lowercase hex (an array, a slice, `Data`, a buffer: any `DataProtocol`).
+    static func sha256Hex<D: DataProtocol>(_ bytes: D) -> String { hex(SHA256.hash(data: bytes)) }
 
-    static func sha256Hex(_ bytes: UnsafeRawBufferPointer) -> String {
-        let digest = SHA256.hash(data: bytes)
-        var s = ""
-        s.reserveCapacity(64)
+    /// The same of bytes lent as a span (a writer's buffer, a mapped file).
+    static func sha256Hex(_ bytes: Span<UInt8>) -> String { hex(bytes.sha256) }
+
+    private static func hex(_ digest: SHA256.Digest) -> String {
         let hex = Array("0123456789abcdef".utf8)
         var out = [UInt8](); out.reserveCapacity(64)
         for b in digest { out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 0xF)]) }
-        s = String(decoding: out, as: UTF8.self)
-        return s
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// What each file contributes to the content digest, by position: its hash, or for a file stamped with the build
