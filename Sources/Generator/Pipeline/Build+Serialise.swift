@@ -81,15 +81,17 @@ extension Build {
             switch file.content {
             case .streamed(_, let write): return try streamed(write)
             case .fragmented(_, let write): return try fragmented(write, earlier: earlier())
-            case .bytes(let b): return try .rendered(b.withUnsafeBytes(stage))
+            case .bytes(let b):
+                let all = b[...]   // (`Array.span` needs macOS 26)
+                return try .rendered(stage(all.span))
             default:
                 guard let j = try file.content.json() else { return .failed("\(file.path): no content") }
                 if let k = file.kind, let e = checker.check(j, path: file.path, kind: k) { return .invalid(e) }
-                return try .rendered(JSONWriter().withBytes(j, stage))
+                return try .rendered(JSONWriter().withSpan(j, stage))
             }
         }
 
-        private func stage(_ bytes: UnsafeRawBufferPointer) throws -> Rendered {
+        private func stage(_ bytes: Span<UInt8>) throws -> Rendered {
             let sha = Build.sha256Hex(bytes)
             try staged.put(file.path, bytes: bytes, sha256: sha)
             return Rendered(path: file.path, size: bytes.count, sha256: sha, schema: schema)
@@ -99,7 +101,7 @@ extension Build {
         private func streamed(_ write: (JSONStream) throws -> Void) throws -> Outcome {
             let text = JSONStream(capacity: 1024)
             try write(text)
-            return try text.withBytes { bytes -> Outcome in
+            return try text.withSpan { bytes -> Outcome in
                 if let k = file.kind, let e = checker.check(text: bytes, path: file.path, kind: k) { return .invalid(e) }
                 return .rendered(try stage(bytes))
             }
@@ -116,7 +118,7 @@ extension Build {
             }
             let text = JSONStream(capacity: size)
             let checks = try write(text, reuse)
-            return try text.withBytes { bytes -> Outcome in
+            return try text.withSpan { bytes -> Outcome in
                 if let k = file.kind {
                     // Copied parts were checked when they were made (by this very executable: see BuildCache).
                     let found = reuse.copied == 0 ? checker.check(text: bytes, path: file.path, kind: k)

@@ -42,7 +42,7 @@ struct OutputValidation: Sendable {
 
     /// The same for a file written as text (`OutputFile.Content.streamed`): checked from its bytes, exactly as published.
     /// `fragment`: only a part of the file, checked against that fragment schema of the kind.
-    func check(text: UnsafeRawBufferPointer, path: String, kind: OutputKind, fragment: String? = nil) -> BuildError? {
+    func check(text: Span<UInt8>, path: String, kind: OutputKind, fragment: String? = nil) -> BuildError? {
         guard let v = fragment.map({ validators[kind.name + "#" + $0] }) ?? validator(kind) else {
             return BuildError(file: path, "kind \(kind.name) has no fragment schema \(fragment ?? "") (a bug in its writer)")
         }
@@ -54,7 +54,8 @@ struct OutputValidation: Sendable {
 
     /// The same for text held in an array.
     func check(text: [UInt8], path: String, kind: OutputKind, fragment: String? = nil) -> BuildError? {
-        text.withUnsafeBytes { check(text: $0, path: path, kind: kind, fragment: fragment) }
+        let all = text[...]   // (`Array.span` needs macOS 26)
+        return check(text: all.span, path: path, kind: kind, fragment: fragment)
     }
 
     private func violation(_ found: [ValidationError], path: String, kind: OutputKind) -> BuildError? {

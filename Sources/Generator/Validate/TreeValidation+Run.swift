@@ -142,7 +142,7 @@ extension TreeValidation {
             else if let v = validators[s] {
                 // Checked from the bytes (no parse) when valid; parsed and evaluated for the errors.
                 do {
-                    if !b.withUnsafeBytes({ v.isValid(text: $0) }), let first = try b.withUnsafeBytes({ try v.validate(text: $0) }).first {
+                    if !v.isValid(text: b), let first = try v.validate(text: b).first {
                         found.append("schema error at \(first.instanceLocation.isEmpty ? "(root)" : first.instanceLocation) (keyword \(first.keywordLocation)): \(first.message)")
                     }
                 } catch { found.append("invalid JSON: \(error)") }

@@ -136,6 +136,12 @@ public final class StagedTree: @unchecked Sendable {
     /// Stages one file (thread-safe; each path once). Unchanged bytes (same sha256 as the current tree's file) are
     /// not written: the current file is kept.
     public func put(_ path: String, bytes: [UInt8], sha256: String) throws {
+        let all = bytes[...]   // (`Array.span` needs macOS 26)
+        try put(path, bytes: all.span, sha256: sha256)
+    }
+
+    /// The same for bytes lent as a span (a writer's buffer).
+    public func put(_ path: String, bytes: Span<UInt8>, sha256: String) throws {
         try bytes.withUnsafeBytes { try put(path, bytes: $0, sha256: sha256) }
     }
 
