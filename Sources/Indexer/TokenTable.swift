@@ -84,6 +84,9 @@ public struct TokenTable<Value> {
     }
 }
 
+/// Arrays only: sendable when its values are (a release's entries by path are read from several threads).
+extension TokenTable: Sendable where Value: Sendable {}
+
 /// A fast 64-bit hash of bytes, for table slots and cache-busting file names (not for security, not for anything an
 /// attacker chooses to collide).
 public enum ByteHash {

@@ -31,25 +31,22 @@ public struct PreviousRelease: Sendable {
     /// Entries by path (the first of two with one path), as positions in the list: a table of 100,000 paths that
     /// holds no second copy of each entry, looked up by the path's bytes (`TokenTable`: a build asks it once per file,
     /// and Swift's string hashing cost more than the rest of the lookup).
-    struct EntryIndex: @unchecked Sendable {
+    struct EntryIndex: Sendable {
         private let files: [FileEntry]
         private let at: TokenTable<Int32>
         init(_ files: [FileEntry]) {
             var at = TokenTable<Int32>()
             for i in files.indices {
-                var path = files[i].path
-                path.withUTF8 { if at.find($0) == nil { at.insert($0, Int32(i)) } }
+                files[i].path.withUTF8Span { if at.find($0) == nil { at.insert($0, Int32(i)) } }
             }
             self.files = files; self.at = at
         }
         subscript(path: String) -> FileEntry? {
-            var path = path
-            return path.withUTF8 { at.find($0) }.map { files[Int(at.values[$0])] }
+            path.withUTF8Span { at.find($0) }.map { files[Int(at.values[$0])] }
         }
         /// Only the entry's sha256 (asked once per file of the tree: the entry is not copied whole).
         func sha256(of path: String) -> String? {
-            var path = path
-            return path.withUTF8 { at.find($0) }.map { files[Int(at.values[$0])].sha256 }
+            path.withUTF8Span { at.find($0) }.map { files[Int(at.values[$0])].sha256 }
         }
     }
     /// Its files hashed already in this build (see `earlier`), not hashed again while unchanged.
