@@ -8,18 +8,18 @@ import TreeClient
 /// Files come through the same `HTTPFetcher` apps use (timeouts, retries with backoff, bounded parallelism). Only the
 /// manifest, the file index and the old versions of changed files are downloaded; prefetched files wait in a private
 /// temporary folder (content-addressed, removed with this object) rather than in memory.
-final class SiteRelease: ReleaseSource, @unchecked Sendable {
+final class SiteRelease: ReleaseSource, Sendable {
     let site: URL
     let fetcher: HTTPFetcher
-    let progress: (String) -> Void
+    /// The caller's progress report, called under this lock: the download's worker threads report one at a time.
+    private let progress: Locked<(String) -> Void>
     private let cache: URL
-    private let lock = NSLock()
-    private var cached: [String: String] = [:]   // path → sha256 (file name in the cache)
+    private let cached = Locked<[String: String]>([:])   // path → sha256 (file name in the cache)
 
     init(site: URL, fetcher: HTTPFetcher, progress: @escaping (String) -> Void = { _ in }) throws {
         self.site = site
         self.fetcher = fetcher
-        self.progress = progress
+        self.progress = Locked(progress)
         var template = Array((FileManager.default.temporaryDirectory.path + "/generator-previous-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw BuildError(file: FileManager.default.temporaryDirectory.path, "cannot create a temporary folder for the previous release (\(String(cString: strerror(errno))))")
@@ -33,10 +33,7 @@ final class SiteRelease: ReleaseSource, @unchecked Sendable {
 
     func read(_ path: String, expected: FileEntry?) throws -> [UInt8] {
         if let why = TreePath.rejection(path) { throw TreeProblem(.unsafePath, path, why) }
-        lock.lock()
-        let hit = cached[path]
-        lock.unlock()
-        if let hit, let d = FileManager.default.contents(atPath: cache.appendingPathComponent(hit).path) { return [UInt8](d) }
+        if let hit = cached.withLock({ $0[path] }), let d = FileManager.default.contents(atPath: cache.appendingPathComponent(hit).path) { return [UInt8](d) }
         do {
             return try fetcher.fetch(TreePath.url(path, under: site), expected: expected.map { .init(size: $0.size, sha256: $0.sha256) },
                                      alternate: expected.flatMap(copyURL)).body
@@ -47,12 +44,10 @@ final class SiteRelease: ReleaseSource, @unchecked Sendable {
     }
 
     func prefetch(_ files: [FileEntry]) throws {
-        lock.lock()
-        let wanted = files.filter { cached[$0.path] == nil }
-        lock.unlock()
+        let wanted = cached.withLock { c in files.filter { c[$0.path] == nil } }
         guard !wanted.isEmpty else { return }
         let bytes = wanted.reduce(0) { $0 + $1.size }
-        progress("previous release: downloading \(wanted.count) file(s), \(bytes) bytes, from \(site.absoluteString)")
+        report("previous release: downloading \(wanted.count) file(s), \(bytes) bytes, from \(site.absoluteString)")
         let lastShown = Locked(0)
         do {
             try fetcher.fetchAll(wanted, url: { TreePath.url($0.path, under: self.site) }, expected: { .init(size: $0.size, sha256: $0.sha256) },
@@ -63,12 +58,10 @@ final class SiteRelease: ReleaseSource, @unchecked Sendable {
                     if show { last = done }
                     return show
                 }
-                if show { self.progress("previous release: \(done)/\(total) files") }
+                if show { self.report("previous release: \(done)/\(total) files") }
             }) { entry, body in
                 try Data(body).write(to: self.cache.appendingPathComponent(entry.sha256))
-                self.lock.lock()
-                self.cached[entry.path] = entry.sha256
-                self.lock.unlock()
+                self.cached.withLock { $0[entry.path] = entry.sha256 }
             }
         } catch let f as HTTPFetcher.Failure where f.isNotFound {
             // A listed file the site no longer serves: its patch is left out (read reports it missing), as for a folder.
@@ -83,6 +76,8 @@ final class SiteRelease: ReleaseSource, @unchecked Sendable {
     func copyURL(_ e: FileEntry) -> URL? {
         TreePath.contentAddressed(sha256: e.sha256, path: e.path).map { TreePath.url($0, under: site) }
     }
+
+    private func report(_ line: String) { progress.withLock { $0(line) } }
 
     func failure(_ why: String) -> BuildError {
         BuildError(file: site.absoluteString, "the previous release cannot be read from the live site: \(why). Nothing was built: "
