@@ -38,7 +38,7 @@ enum FileIndexText {
                 files = list
             } else {
                 let start = r.i
-                guard let end = JSONByteDiff.Scanner(b).valueEnd(start), let v = try? JSONReader.parse(UnsafeBufferPointer(rebasing: b[start..<end])) else { return nil }
+                guard let end = JSONByteDiff.Scanner().valueEnd(b.span, start), let v = try? JSONReader.parse(UnsafeBufferPointer(rebasing: b[start..<end])) else { return nil }
                 members[key] = v
                 r.i = end
             }

@@ -189,7 +189,7 @@ public struct PreviousRelease: Sendable {
         if let e = entries[path] {
             if bytes.count != e.size { throw source.failure("\(TreeReader.shown(path)): \(bytes.count) bytes where the release lists \(e.size)") }
             // (Hashed once per build: a file the build read from already and that has not changed since is not again.)
-            if !verified.has(path, bytes.stamp), Build.sha256Hex(UnsafeRawBufferPointer(bytes.buffer)) != e.sha256 { throw source.failure("\(TreeReader.shown(path)): sha256 differs from the one the release lists") }
+            if !verified.has(path, bytes.stamp), bytes.withSpan({ Build.sha256Hex($0) }) != e.sha256 { throw source.failure("\(TreeReader.shown(path)): sha256 differs from the one the release lists") }
         }
         return bytes
     }

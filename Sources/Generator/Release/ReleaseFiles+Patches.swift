@@ -38,8 +38,11 @@ extension ReleaseFiles.NewRelease {
                               layout: ReleaseFiles.Fragments?, newFragments: [Range<Int>]) throws -> JSONStream? {
         guard let old = try previous.mappedIfPresent(path), let new = newBytes(path) else { return nil }
         let known = (old: layout?.old ?? [], new: newFragments)
-        return JSONByteDiff.patch(old.buffer, new.buffer, arrays: known, same: layout?.same ?? [],
-                                  objects: (old: layout?.objects.map(\.old) ?? [], new: layout?.objects.map(\.new) ?? []))
-            ?? ReleaseFiles.valueDiff(Array(old.buffer), Array(new.buffer))
+        let objects = (old: layout?.objects.map(\.old) ?? [], new: layout?.objects.map(\.new) ?? [])
+        return old.withSpan { x in
+            new.withSpan { y in
+                JSONByteDiff.patch(x, y, arrays: known, same: layout?.same ?? [], objects: objects) ?? ReleaseFiles.valueDiff(x, y)
+            }
+        }
     }
 }

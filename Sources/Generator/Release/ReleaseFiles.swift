@@ -107,7 +107,7 @@ enum ReleaseFiles {
     }
 
     /// The diff of the parsed values, for text the byte diff cannot vouch for (nil when either side is not JSON), as text.
-    static func valueDiff(_ old: [UInt8], _ new: [UInt8]) -> JSONStream? {
+    static func valueDiff(_ old: Span<UInt8>, _ new: Span<UInt8>) -> JSONStream? {
         guard let a = try? JSONReader.parse(old), let b = try? JSONReader.parse(new), let bytes = try? JSONWriter().bytes(JSONPatch.diff(a, b)) else { return nil }
         let text = JSONStream(capacity: bytes.count)
         text.raw(bytes)
