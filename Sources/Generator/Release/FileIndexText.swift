@@ -15,11 +15,7 @@ enum FileIndexText {
         var files: [FileEntry]
     }
 
-    static func parse(_ bytes: [UInt8]) -> Index? {
-        bytes.withUnsafeBufferPointer { parse($0) }
-    }
-
-    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Index? {
+    static func parse(_ b: [UInt8]) -> Index? {
         var r = Reader(b: b)
         var members: [String: JSON] = [:]
         var files: [FileEntry]?
@@ -38,7 +34,8 @@ enum FileIndexText {
                 files = list
             } else {
                 let start = r.i
-                guard let end = JSONByteDiff.Scanner().valueEnd(b.span, start), let v = try? JSONReader.parse(UnsafeBufferPointer(rebasing: b[start..<end])) else { return nil }
+                let all = b[...]   // (`Array.span` needs macOS 26)
+                guard let end = JSONByteDiff.Scanner().valueEnd(all.span, start), let v = try? JSONReader.parse(all.span.extracting(start..<end)) else { return nil }
                 members[key] = v
                 r.i = end
             }
@@ -48,12 +45,6 @@ enum FileIndexText {
         r.space()
         guard r.i == b.count, let files else { return nil }
         return Index(members: members, files: files)
-    }
-
-    /// The text, handed to the thread that reads the second half.
-    private struct Shared: @unchecked Sendable {
-        let b: UnsafeBufferPointer<UInt8>
-        init(_ b: UnsafeBufferPointer<UInt8>) { self.b = b }
     }
 
     /// The members of an entry.
@@ -70,8 +61,9 @@ enum FileIndexText {
         static let pathBytes = Array("path".utf8), sha256Bytes = Array("sha256".utf8), sizeBytes = Array("size".utf8), schemaBytes = Array("schema".utf8)
     }
 
+    /// Reads the text where it is (the array is shared, not copied, with the thread that reads the second half).
     struct Reader {
-        let b: UnsafeBufferPointer<UInt8>
+        let b: [UInt8]
         var i = 0
 
         mutating func space() { while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 } }
@@ -85,14 +77,15 @@ enum FileIndexText {
         /// A JSON string: decoded in place when it has no escape, else by the JSON reader (which checks it).
         mutating func string() -> String? {
             guard let (range, escaped) = stringRange() else { return nil }
-            let text = UnsafeBufferPointer(rebasing: b[range])
+            let text = b[range]
             if !escaped {
                 // (ASCII, as paths and hashes are, needs no other check: the generic validating initialiser cost more
                 // than the rest of reading an entry.)
                 if text.allSatisfy({ $0 < 0x80 }) { return String(decoding: text, as: UTF8.self) }
                 return String(validating: text, as: UTF8.self)
             }
-            return (try? JSONReader.parse(UnsafeBufferPointer(rebasing: b[(range.lowerBound - 1)...range.upperBound])))?.stringValue
+            let all = b[...]   // (`Array.span` needs macOS 26)
+            return (try? JSONReader.parse(all.span.extracting((range.lowerBound - 1)..<(range.upperBound + 1))))?.stringValue
         }
 
         /// The bytes between a JSON string's quotes (read past its closing quote), and whether it has escapes.
@@ -113,7 +106,7 @@ enum FileIndexText {
         /// name, or one written with escapes.
         mutating func entryKey() -> EntryKey? {
             guard let (range, escaped) = stringRange(), !escaped else { return nil }
-            let name = UnsafeBufferPointer(rebasing: b[range])
+            let name = b[range]
             return EntryKey.allCases.first { $0.bytes.elementsEqual(name) }
         }
 
@@ -149,9 +142,9 @@ enum FileIndexText {
             guard cut + separator.count <= b.count else { return entries() }
             // The first half ends after the entry that ends at `cut` (its `}`); the second starts at the next `{`.
             // (The text outlives the thread: it is joined below whatever happens.)
-            let text = Shared(b), start = cut + 2
+            let text = b, start = cut + 2
             let second = Background { () -> (entries: [FileEntry], end: Int)? in
-                var r = Reader(b: text.b, i: start)
+                var r = Reader(b: text, i: start)
                 guard let list = r.entriesAfterOpen() else { return nil }
                 return (list, r.i)
             }
