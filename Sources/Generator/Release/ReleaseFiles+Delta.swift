@@ -93,7 +93,7 @@ extension ReleaseFiles.NewRelease {
             delta.beginObject()
             entry(path: f.path, sha256: f.sha256, size: f.size, old: o)
             if let patch = patch(f.path), patch.count < f.size {
-                delta.key("patch"); patch.withBytes { delta.raw($0, drainingInto: &bytes) }
+                delta.key("patch"); patch.withSpan { delta.raw($0, drainingInto: &bytes) }
                 download += patch.count
             } else {
                 download += f.size

@@ -25,14 +25,14 @@ extension ReleaseFiles.NewRelease {
         writeHeader(to: index)
         if threads > 1 && listed.count >= ReleaseFiles.indexInHalvesFrom {
             // Two halves side by side, each its own list; their entries put into the index as two runs.
-            let (first, second) = Parallel.halves(listed.count) { r -> [UInt8] in
+            let (first, second) = Parallel.halves(listed.count) { r -> ArraySlice<UInt8> in
                 let text = JSONStream(capacity: 64 + r.count * 160)
                 text.beginArray()
                 write(listed[r], releaseEntries, to: text)
                 text.endArray()
-                return text.withBytes { [UInt8]($0.dropFirst().dropLast()) }
+                return text.bytes.dropFirst().dropLast()
             }
-            index.raw(first); index.raw(second)
+            index.raw(first.span); index.raw(second.span)
         } else {
             write(listed[...], releaseEntries, to: index)
         }
