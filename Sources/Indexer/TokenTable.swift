@@ -120,5 +120,3 @@ public enum ByteHash {
         return (h ^ (h >> 29)) &* 0x94D0_49BB_1331_11EB
     }
 }
-
-extension TokenTable: Sendable where Value: Sendable {}
