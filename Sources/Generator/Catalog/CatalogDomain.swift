@@ -57,21 +57,11 @@ public struct CatalogDomain: Domain {
         let catalog = CatalogContext(model: model, site: context.site, settings: settings, generatedAt: context.generatedAt, threads: context.threads,
                                      previous: context.previous)
         var result = DomainResult(report: model.report)
-        // Units render concurrently (each is also parallel inside): their serial parts overlap. Shared lazy state is
-        // built first, and results are collected by unit, so the output order never depends on timing.
+        // Units render concurrently (each is also parallel inside): their serial parts overlap. What they share was
+        // made with the context, and results are collected by unit, so the output order never depends on timing.
         // GENERATOR_TRACE=units renders them one after another, so each unit's traced time is its own (benchmarks).
         let timeUnits = traceMode == "units"
         let concurrent = context.threads > 1 && !timeUnits
-        // The search order (a serial sort) is computed beside the list entries (parallel inside).
-        _ = catalog.categoryNodes   // (read by the search order, on another thread)
-        let order = Background { [catalog] in _ = catalog.searchOrder }
-        _ = catalog.brandSlugs
-        _ = catalog.categoryTrails
-        _ = catalog.categoryTrailsByIndex
-        _ = catalog.allProductsFingerprint   // (and the context's)
-        try order.wait()
-        // (Only now: it reads the search order, which a lazy property must not be made on two threads at once.)
-        _ = catalog.allSearchTextFingerprint
         // Content-named units (the ranked index) are built on a thread of their own from here on, alongside the other units'
         // rendering and then the validation and serialisation of the rest; their files join the others when those are done.
         let included = CatalogOutputs.all.filter { $0.isIncluded(in: catalog) }
@@ -110,18 +100,21 @@ public struct CatalogDomain: Domain {
     /// its searchable text alone (see `CatalogModel.textFingerprints`; how the context names its brand and category is
     /// in the context's fingerprint). Both at once: the fields they share are read once.
     static func fingerprints(_ p: Product) -> (all: Fingerprint, text: Fingerprint) {
-        let id = p.idUTF8, segment = p.segmentUTF8, name = p.nameUTF8, description = p.descriptionUTF8
-        let brand = p.brand, brandKey = p.brandKey, categoryId = p.categoryId
-        var h = FingerprintHasher("product")
-        h.add(utf8: id); h.add(utf8: segment); h.add(utf8: name); h.add(utf8: description); h.add(brand); h.add(brandKey)
-        h.add(p.price?.description); h.add(p.currency); h.add(p.inStock); h.add(utf8: p.imageUrlUTF8); h.add(p.ratingAverage)
-        h.add(p.ratingCount); h.add(categoryId)
-        let extra = p.extra
-        h.add(extra.count)
-        for (k, v) in extra { h.add(k); h.add(v) }
-        var t = FingerprintHasher("product-text")
-        t.add(utf8: id); t.add(utf8: segment); t.add(utf8: name); t.add(p.descriptionIsName); t.add(utf8: description)
-        t.add(brand); t.add(brandKey); t.add(categoryId)
-        return (h.finish(), t.finish())
+        let brand = p.brand, brandKey = p.brandKey, categoryId = p.categoryId, extra = p.extra
+        return p.withText { text, r in
+            let id = text.extracting(r.idRange), segment = text.extracting(r.segmentRange), name = text.extracting(r.nameRange)
+            let description = text.extracting(r.descriptionRange)
+            var h = FingerprintHasher("product")
+            h.add(utf8: id); h.add(utf8: segment); h.add(utf8: name); h.add(utf8: description); h.add(brand); h.add(brandKey)
+            h.add(p.price?.description); h.add(p.currency); h.add(p.inStock)
+            p.withImageUrlBytes { h.add(utf8: $0) }
+            h.add(p.ratingAverage); h.add(p.ratingCount); h.add(categoryId)
+            h.add(extra.count)
+            for (k, v) in extra { h.add(k); h.add(v) }
+            var t = FingerprintHasher("product-text")
+            t.add(utf8: id); t.add(utf8: segment); t.add(utf8: name); t.add(p.descriptionIsName); t.add(utf8: description)
+            t.add(brand); t.add(brandKey); t.add(categoryId)
+            return (h.finish(), t.finish())
+        }
     }
 }

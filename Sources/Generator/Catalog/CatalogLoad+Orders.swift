@@ -6,11 +6,12 @@ extension CatalogLoad {
     /// removed or moved). Also the order itself, and each product's record as read (before the policies left some out
     /// and the id order moved them).
     mutating func productsInIdOrder(_ readRecords: [ProductStore.Record]) -> (ProductStore, byId: [Int], readIndex: [Int]) {
-        let store = self.store, records = store.records
-        func idPrecedes(_ a: Int, _ b: Int) -> Bool {
-            Product.precedes(store.idUTF8(records[a]), store.idUTF8(records[b]), ascii: records[a].ascii && records[b].ascii)
+        let store = self.store, records = store.records, keptOrder = context.previous?.keptOrder(CatalogDomain.idOrderName)
+        let (byId, taken) = store.withText { text in
+            KeptOrder.order(keptOrder, count: records.count) { a, b in
+                Product.precedes(text.extracting(records[a].idRange), text.extracting(records[b].idRange), ascii: records[a].ascii && records[b].ascii)
+            }
         }
-        let (byId, taken) = KeptOrder.order(context.previous?.keptOrder(CatalogDomain.idOrderName), count: records.count, by: idPrecedes)
         if taken { context.previous?.note("product id order: taken from the build cache") }
         let products = store.finish(order: byId)
         let kept = readRecords.indices.filter { readRecords[$0].price >= 0 }

@@ -2,12 +2,12 @@ import Foundation
 import Schemas
 
 /// Every sellable product of the catalog, held compactly: the text fields of all products (id, path segment, name,
-/// description, image URL) in one buffer, one fixed-size record per product, and tables of the few distinct
+/// description, image URL) in one byte array, one fixed-size record per product, and tables of the few distinct
 /// brands, brand keys, currencies and category ids. A million products cost about 350 MB this way, against 900 MB
 /// as an object and five strings each, and nothing here is reference-counted per product (two cores sharing one
-/// count slow each other down). Built by `Builder` while the catalog loads (one thread), read-only after that,
-/// which is what makes sharing it across threads safe. A collection of `Product` views, in id order.
-public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
+/// count slow each other down: `Product` reaches its store `Uncounted`, and the text is lent as spans). Built by
+/// `Builder` while the catalog loads (one thread), read-only after that. A collection of `Product` views, in id order.
+public final class ProductStore: RandomAccessCollection, Sendable {
     /// Where a product's fields are. Its text is `id`, then `segment` unless it is the id, `name`, `description` unless
     /// it is the name, and the image URL when there is one, back to back from `textStart`.
     struct Record {
@@ -32,10 +32,25 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         var imageOffset: Int { descriptionOffset + (descriptionLength == Self.same ? 0 : Int(descriptionLength)) }
         /// All its text, from `textStart`.
         var textLength: Int { imageOffset + (imageLength == Self.none ? 0 : Int(imageLength)) }
+
+        /// Where each field's text is in the store's text.
+        var idRange: Range<Int> { textStart..<(textStart + Int(idLength)) }
+        var segmentRange: Range<Int> {
+            segmentLength == Self.same ? idRange : (textStart + segmentOffset)..<(textStart + segmentOffset + Int(segmentLength))
+        }
+        var nameRange: Range<Int> { (textStart + nameOffset)..<(textStart + nameOffset + Int(nameLength)) }
+        var descriptionRange: Range<Int> {
+            descriptionLength == Self.same ? nameRange
+                : (textStart + descriptionOffset)..<(textStart + descriptionOffset + Int(descriptionLength))
+        }
+        var imageRange: Range<Int>? {
+            imageLength == Self.none ? nil : (textStart + imageOffset)..<(textStart + imageOffset + Int(imageLength))
+        }
+        var textRange: Range<Int> { textStart..<(textStart + textLength) }
     }
 
-    /// The text of every product (owned: freed with the store).
-    let text: UnsafeMutableBufferPointer<UInt8>
+    /// The text of every product.
+    let text: ContiguousArray<UInt8>
     let records: [Record]
     let prices: [JSONNumber]
     let brands: [String], brandKeys: [String], currencies: [String], categoryIds: [String]
@@ -43,41 +58,31 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
     /// The products file, as messages name it.
     let file: String
 
-    fileprivate init(text: UnsafeMutableBufferPointer<UInt8>, records: [Record], prices: [JSONNumber], brands: [String], brandKeys: [String], currencies: [String],
+    fileprivate init(text: ContiguousArray<UInt8>, records: [Record], prices: [JSONNumber], brands: [String], brandKeys: [String], currencies: [String],
                      categoryIds: [String], extras: [[(String, String)]], file: String) {
         self.text = text; self.records = records; self.prices = prices; self.brands = brands; self.brandKeys = brandKeys
         self.currencies = currencies; self.categoryIds = categoryIds; self.extras = extras; self.file = file
     }
-    deinit { free(text.baseAddress) }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { records.count }
     public subscript(i: Int) -> Product { Product(store: self, index: i) }
 
-    @inline(__always) func bytes(_ start: Int, _ length: UInt32) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: text.baseAddress.map { $0 + start }, count: Int(length))
-    }
-
-    /// Whether all of `u` is ASCII, read 8 bytes at a time (the loading loop checks every product's text).
-    static func isASCII(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = u.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
-        var i = 0, high: UInt64 = 0
-        while i + 8 <= u.count { high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self); i += 8 }
-        while i < u.count { high |= UInt64(u[i]); i += 1 }
-        return high & 0x8080_8080_8080_8080 == 0
+    /// `body` with the text of every product (a record's ranges say where its fields are). A loop over many products
+    /// borrows it once, around the loop.
+    @inline(__always) func withText<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R {
+        let text = self.text
+        return try body(text.span)
     }
 
     /// A store of no products (a model made in code).
     public static let empty = Builder(file: "").finish(order: [])
 
-    /// Collects products while the catalog loads: text appended to one growing buffer (handed to the store, never
+    /// Collects products while the catalog loads: text appended to one growing array (handed to the store, never
     /// copied), strings of the tables interned, records changed in place by the policies; `finish` makes the
-    /// read-only store. A class: it owns its buffer.
+    /// read-only store.
     final class Builder {
-        private var base: UnsafeMutablePointer<UInt8>? = nil
-        private(set) var count = 0
-        private var capacity = 0
+        private var text = ContiguousArray<UInt8>()
         var records: [Record] = []
         private(set) var prices: [JSONNumber] = []
         private(set) var brands: [String] = [], brandKeys: [String] = [], currencies: [String] = [], categoryIds: [String] = []
@@ -86,7 +91,6 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         let file: String
 
         init(file: String) { self.file = file }
-        deinit { free(base) }
 
         enum Table: Int { case brand, brandKey, currency, category }
 
@@ -107,30 +111,20 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         private var ascii = true
 
         private func put(_ s: String) -> UInt32 {
-            var s = s
-            return s.withUTF8 { u in
-                if ascii && !ProductStore.isASCII(u) { ascii = false }
-                put(bytes: u)
+            s.withUTF8Span { u in
+                if ascii && !u.isASCII { ascii = false }
+                text.append(u)
                 return UInt32(u.count)
             }
         }
 
-        private func put(bytes u: UnsafeBufferPointer<UInt8>) {
-            if count + u.count > capacity {
-                capacity = Swift.max(count + u.count, capacity * 2, 1 << 16)
-                base = realloc(base, capacity)!.assumingMemoryBound(to: UInt8.self)
-            }
-            if !u.isEmpty { (base! + count).update(from: u.baseAddress!, count: u.count) }
-            count += u.count
-        }
-
         /// A record an earlier build made from the same line (see `ProductSnapshot`): `text` is all its text, its table
         /// entries are indices of this builder's tables, interned in the order `append` interns them.
-        func append(stored r: Record, text: UnsafeBufferPointer<UInt8>, line: Int, brand: Int32, brandKey: Int32, currency: Int32,
+        func append(stored r: Record, text stored: ArraySlice<UInt8>, line: Int, brand: Int32, brandKey: Int32, currency: Int32,
                     category: Int32, price: JSONNumber?, extra: [(String, String)]?) {
             var n = r
-            n.textStart = count
-            put(bytes: text)
+            n.textStart = text.count
+            text.append(contentsOf: stored)
             n.extra = -1
             if let extra { n.extra = Int32(extras.count); extras.append(extra) }
             n.price = -1
@@ -143,7 +137,7 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
         func append(id: String, segment: String, name: String, description: String, brand: String?, brandKey: String?,
                     price: JSONNumber?, currency: String, inStock: Bool, imageUrl: String?, ratingAverage: Double?,
                     ratingCount: Int, categoryId: String, extra: [(String, String)], line: Int) {
-            let start = count
+            let start = text.count
             ascii = true
             let idLength = put(id)
             let segmentLength = segment == id ? Record.same : put(segment)
@@ -162,22 +156,23 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
                                   ratingAverage: ratingAverage ?? .nan, price: priceIndex, ascii: ascii))
         }
 
-        /// A record's id as bytes and as text (while loading).
-        func idUTF8(_ r: Record) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base! + r.textStart, count: Int(r.idLength)) }
-        func id(_ r: Record) -> String { String(decoding: idUTF8(r), as: UTF8.self) }
-        func segmentUTF8(_ r: Record) -> UnsafeBufferPointer<UInt8> {
-            r.segmentLength == Record.same ? idUTF8(r) : UnsafeBufferPointer(start: base! + r.textStart + r.segmentOffset, count: Int(r.segmentLength))
+        /// `body` with the text appended so far (while loading; nothing may be appended meanwhile).
+        func withText<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R {
+            let text = self.text
+            return try body(text.span)
         }
 
-        /// The read-only store of the records at `order`, in that order; the text buffer is handed over (trimmed to
-        /// its size), and the builder is empty after.
+        /// A record's id as text (while loading).
+        func id(_ r: Record) -> String { withText { String(decodingUTF8: $0.extracting(r.idRange)) } }
+
+        /// The read-only store of the records at `order`, in that order; the text is handed over, and the builder is
+        /// empty after.
         func finish(order: [Int]) -> ProductStore {
             let out = order.map { records[$0] }
             records = []
-            let size = Swift.max(count, 1)
-            let text = UnsafeMutableBufferPointer(start: realloc(base, size)!.assumingMemoryBound(to: UInt8.self), count: count)
-            base = nil; count = 0; capacity = 0
-            return ProductStore(text: text, records: out, prices: prices, brands: brands, brandKeys: brandKeys, currencies: currencies,
+            let all = text
+            text = []
+            return ProductStore(text: all, records: out, prices: prices, brands: brands, brandKeys: brandKeys, currencies: currencies,
                                 categoryIds: categoryIds, extras: extras, file: file)
         }
     }
@@ -185,81 +180,80 @@ public final class ProductStore: RandomAccessCollection, @unchecked Sendable {
 
 /// A sellable product: a view of its record in the catalog's `ProductStore` (valid while the store is, which the
 /// model keeps). Text fields come as strings (made on each call) or, for the hot paths, as the UTF-8 bytes in the
-/// store (`…UTF8`, no copy).
+/// store, lent to a closure (`with…Bytes`, no copy).
 public struct Product {
-    unowned(unsafe) let store: ProductStore
+    let store: Uncounted<ProductStore>
     public let index: Int
 
-    @inline(__always) var record: ProductStore.Record { store.records[index] }
+    init(store: ProductStore, index: Int) { self.store = Uncounted(store); self.index = index }
 
-    public var idUTF8: UnsafeBufferPointer<UInt8> { let r = record; return store.bytes(r.textStart, r.idLength) }
-    /// `id` as a safe path segment (what links use).
-    public var segmentUTF8: UnsafeBufferPointer<UInt8> {
-        let r = record
-        return r.segmentLength == ProductStore.Record.same ? store.bytes(r.textStart, r.idLength) : store.bytes(r.textStart + r.segmentOffset, r.segmentLength)
+    @inline(__always) var record: ProductStore.Record { store.with { $0.records[index] } }
+
+    /// `body` with the store's text and this product's record (whose ranges say where its fields are): for code that
+    /// reads several fields.
+    @inline(__always) func withText<R>(_ body: (_ text: Span<UInt8>, _ record: ProductStore.Record) throws -> R) rethrows -> R {
+        try store.with { s in try s.withText { try body($0, s.records[index]) } }
     }
-    public var nameUTF8: UnsafeBufferPointer<UInt8> { let r = record; return store.bytes(r.textStart + r.nameOffset, r.nameLength) }
-    public var descriptionUTF8: UnsafeBufferPointer<UInt8> {
-        let r = record
-        return r.descriptionLength == ProductStore.Record.same ? store.bytes(r.textStart + r.nameOffset, r.nameLength)
-            : store.bytes(r.textStart + r.descriptionOffset, r.descriptionLength)
+
+    public func withIdBytes<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R { try withText { try body($0.extracting($1.idRange)) } }
+    /// `id` as a safe path segment (what links use).
+    public func withSegmentBytes<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R { try withText { try body($0.extracting($1.segmentRange)) } }
+    public func withNameBytes<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R { try withText { try body($0.extracting($1.nameRange)) } }
+    public func withDescriptionBytes<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R {
+        try withText { try body($0.extracting($1.descriptionRange)) }
     }
     /// True when the description is the name (its storage is shared).
     public var descriptionIsName: Bool { record.descriptionLength == ProductStore.Record.same }
-    public var imageUrlUTF8: UnsafeBufferPointer<UInt8>? {
-        let r = record
-        return r.imageLength == ProductStore.Record.none ? nil : store.bytes(r.textStart + r.imageOffset, r.imageLength)
+    /// The image URL's bytes; nil when there is none.
+    public func withImageUrlBytes<R>(_ body: (Span<UInt8>?) throws -> R) rethrows -> R {
+        try withText { text, r in
+            guard let range = r.imageRange else { return try body(nil) }
+            return try body(text.extracting(range))
+        }
     }
 
-    public var id: String { String(decoding: idUTF8, as: UTF8.self) }
-    public var segment: String { String(decoding: segmentUTF8, as: UTF8.self) }
-    public var name: String { String(decoding: nameUTF8, as: UTF8.self) }
-    public var description: String { String(decoding: descriptionUTF8, as: UTF8.self) }
-    public var imageUrl: String? { imageUrlUTF8.map { String(decoding: $0, as: UTF8.self) } }
+    public var id: String { withIdBytes { String(decodingUTF8: $0) } }
+    public var segment: String { withSegmentBytes { String(decodingUTF8: $0) } }
+    public var name: String { withNameBytes { String(decodingUTF8: $0) } }
+    public var description: String { withDescriptionBytes { String(decodingUTF8: $0) } }
+    public var imageUrl: String? { withImageUrlBytes { u in if let u { String(decodingUTF8: u) } else { nil } } }
     /// Display brand after case-folded merging; nil when the input has none.
-    public var brand: String? { let b = record.brand; return b < 0 ? nil : store.brands[Int(b)] }
+    public var brand: String? { let b = record.brand; return b < 0 ? nil : store.with { $0.brands[Int(b)] } }
     /// Index of the display brand in the store's table (-1: none).
     public var brandIndex: Int { Int(record.brand) }
     /// The brand's case-folded key (merging DEWALT and Dewalt).
-    public var brandKey: String? { let k = record.brandKey; return k < 0 ? nil : store.brandKeys[Int(k)] }
+    public var brandKey: String? { let k = record.brandKey; return k < 0 ? nil : store.with { $0.brandKeys[Int(k)] } }
     public var brandKeyIndex: Int { Int(record.brandKey) }
     /// Exact price from the input's decimal text; every sellable product has one.
-    public var price: JSONNumber? { let k = record.price; return k < 0 ? nil : store.prices[Int(k)] }
+    public var price: JSONNumber? { let k = record.price; return k < 0 ? nil : store.with { $0.prices[Int(k)] } }
     /// True when all its text is ASCII.
     public var isASCII: Bool { record.ascii }
     public var priceValue: Double? { price?.double }
-    public var currency: String { store.currencies[Int(record.currency)] }
+    public var currency: String { let k = record.currency; return store.with { $0.currencies[Int(k)] } }
     public var inStock: Bool { record.inStock }
     public var ratingAverage: Double? { let a = record.ratingAverage; return a.isNaN ? nil : a }
     public var ratingCount: Int { record.ratingCount }
     /// Category id after policy (missing → the uncategorized bucket, unknown → created node).
-    public var categoryId: String { store.categoryIds[Int(record.category)] }
+    public var categoryId: String { let k = record.category; return store.with { $0.categoryIds[Int(k)] } }
     /// Index of the category id in the store's table.
     public var categoryIndex: Int { Int(record.category) }
     /// Other input fields, as strings, shown as specifications.
-    public var extra: [(String, String)] { let e = record.extra; return e < 0 ? [] : store.extras[Int(e)] }
-    public var file: String { store.file }
+    public var extra: [(String, String)] { let e = record.extra; return e < 0 ? [] : store.with { $0.extras[Int(e)] } }
+    public var file: String { store.with { $0.file } }
     public var line: Int { Int(record.line) }
 
     /// Whether `a` sorts before `b` as Swift strings do: by bytes when both are ASCII (`ascii`, or found so: the same
     /// order), else as strings.
-    static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, ascii: Bool = false) -> Bool {
-        if ascii || (a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 })) { return bytesPrecede(a, b) }
-        return String(decoding: a, as: UTF8.self) < String(decoding: b, as: UTF8.self)
+    static func precedes(_ a: Span<UInt8>, _ b: Span<UInt8>, ascii: Bool = false) -> Bool {
+        if ascii || (a.isASCII && b.isASCII) { return a.lexicographicallyPrecedes(b) }
+        return String(decodingUTF8: a) < String(decodingUTF8: b)
     }
 
     /// Whether `a` and `b` are equal as Swift strings (canonically equivalent): bytes when both are ASCII.
-    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, ascii: Bool = false) -> Bool {
-        if a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) { return true }
-        if ascii || (a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 })) { return false }
-        return String(decoding: a, as: UTF8.self) == String(decoding: b, as: UTF8.self)
-    }
-
-    /// Byte order (memcmp, then length).
-    @inline(__always) static func bytesPrecede(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        let n = Swift.min(a.count, b.count)
-        if n > 0 { let c = memcmp(a.baseAddress!, b.baseAddress!, n); if c != 0 { return c < 0 } }
-        return a.count < b.count
+    static func same(_ a: Span<UInt8>, _ b: Span<UInt8>, ascii: Bool = false) -> Bool {
+        if a.elementsEqual(b) { return true }
+        if ascii || (a.isASCII && b.isASCII) { return false }
+        return String(decodingUTF8: a) == String(decodingUTF8: b)
     }
 }
 

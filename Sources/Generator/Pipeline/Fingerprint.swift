@@ -9,16 +9,6 @@ import Indexer
 public typealias Fingerprint = FragmentKey
 
 extension Fingerprint {
-    /// From a SHA-256 digest, without an array on the way (200,000 of them in a build of 100,000 products).
-    init(digest: SHA256.Digest) {
-        var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        digest.withUnsafeBytes { raw in
-            func word(_ k: Int) -> UInt64 { (0..<8).reduce(0) { $0 << 8 | UInt64(raw[k * 8 + $1]) } }
-            w = (word(0), word(1), word(2), word(3))
-        }
-        self.init(a: w.0, b: w.1, c: w.2, d: w.3)
-    }
-
     /// The 32 bytes, big-endian.
     var bytes: [UInt8] {
         [a, b, c, d].flatMap { w in (0..<8).map { UInt8(truncatingIfNeeded: w >> (56 - 8 * $0)) } }
@@ -38,27 +28,24 @@ extension Fingerprint {
 struct FingerprintHasher {
     /// The parts' bytes, hashed once by `finish` (a product's fingerprint has 30 parts: one update each cost more
     /// than the hash).
-    private var buffer: [UInt8] = []
+    private var buffer: ContiguousArray<UInt8> = []
 
     /// `domain` names what is fingerprinted (an output kind, a unit): equal parts under two names give two fingerprints.
     init(_ domain: String) { buffer.reserveCapacity(256); add(domain) }
 
     mutating func add(_ text: String) {
-        var t = text
-        t.withUTF8 { u in
-            add(u.count)
-            buffer.append(contentsOf: UnsafeRawBufferPointer(u))
-        }
+        add(text.utf8.count)
+        buffer.append(contentsOf: text.utf8)
     }
 
     /// Text given as its UTF-8 bytes: the same as adding it as a string.
-    mutating func add(utf8 u: UnsafeBufferPointer<UInt8>) {
+    mutating func add(utf8 u: Span<UInt8>) {
         add(u.count)
-        buffer.append(contentsOf: UnsafeRawBufferPointer(u))
+        buffer.append(u)
     }
 
     /// The same for optional text (as adding an optional string).
-    mutating func add(utf8 u: UnsafeBufferPointer<UInt8>?) {
+    mutating func add(utf8 u: Span<UInt8>?) {
         if let u { add(1); add(utf8: u) } else { add(0) }
     }
 
@@ -66,9 +53,7 @@ struct FingerprintHasher {
         if let text { add(1); add(text) } else { add(0) }
     }
 
-    mutating func add(_ n: Int) {
-        withUnsafeBytes(of: Int64(n).littleEndian) { buffer.append(contentsOf: $0) }
-    }
+    mutating func add(_ n: Int) { buffer.appendLittleEndian(Int64(n)) }
 
     mutating func add(_ flag: Bool) { add(flag ? 1 : 0) }
 
@@ -78,8 +63,9 @@ struct FingerprintHasher {
         add(1); add(Int(truncatingIfNeeded: x.bitPattern))
     }
 
+    /// Its four words, little-endian.
     mutating func add(_ f: Fingerprint) {
-        withUnsafeBytes(of: (f.a.littleEndian, f.b.littleEndian, f.c.littleEndian, f.d.littleEndian)) { buffer.append(contentsOf: $0) }
+        buffer.appendLittleEndian(f.a); buffer.appendLittleEndian(f.b); buffer.appendLittleEndian(f.c); buffer.appendLittleEndian(f.d)
     }
 
     mutating func add(bytes: [UInt8]) {
@@ -87,5 +73,5 @@ struct FingerprintHasher {
         buffer.append(contentsOf: bytes)
     }
 
-    func finish() -> Fingerprint { Fingerprint(digest: SHA256.hash(data: buffer)) }
+    func finish() -> Fingerprint { Fingerprint(digest: SHA256.hash(data: buffer[...])) }
 }

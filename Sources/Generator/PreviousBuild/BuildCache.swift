@@ -324,7 +324,7 @@ public struct BuildCache: Sendable {
         mutating func u64(_ v: UInt64) { out.appendLittleEndian(v) }
         mutating func text(_ s: String) { var s = s; s.withUTF8 { u in u32(UInt32(u.count)); out += u }; spill() }
         mutating func fingerprint(_ f: Fingerprint) { out.append(f) }
-        mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) { out += bytes; spill() }
+        mutating func raw(_ bytes: ArraySlice<UInt8>) { out += bytes; spill() }
         /// Hands what is written so far to the file once there is a megabyte of it (callers of the small writes call
         /// it now and then).
         mutating func spill(over limit: Int = 1 << 20) {

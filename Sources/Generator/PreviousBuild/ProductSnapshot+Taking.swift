@@ -105,8 +105,11 @@ extension ProductSnapshot {
                     next += n
                     guard check.errors.isEmpty else { failed = true; return false }
                     made.append(before..<store.records.count)
-                    for x in store.records[before...] {
-                        origins.append(-1); ids.append(ByteHash.of(store.idUTF8(x))); folds.append(ProductSnapshot.foldedHash(store.segmentUTF8(x)))
+                    store.withText { text in
+                        for x in store.records[before...] {
+                            origins.append(-1); ids.append(ByteHash.of(text.extracting(x.idRange)))
+                            folds.append(ProductSnapshot.foldedHash(text.extracting(x.segmentRange)))
+                        }
                     }
                     count += n
                 }

@@ -257,13 +257,13 @@ final class ProductSnapshot: @unchecked Sendable {
     private func hasTextAReadMakes(prices priceTexts: [String]) -> Bool {
         for x in records {
             let all = text(x)
-            if ProductStore.isASCII(all) { continue }
-            let same = ProductStore.Record.same
-            var fields = [0..<Int(x.idLength), x.nameOffset..<(x.nameOffset + Int(x.nameLength))]
-            if x.segmentLength != same { fields.append(x.segmentOffset..<(x.segmentOffset + Int(x.segmentLength))) }
-            if x.descriptionLength != same { fields.append(x.descriptionOffset..<(x.descriptionOffset + Int(x.descriptionLength))) }
-            if x.imageLength != same { fields.append(x.imageOffset..<(x.imageOffset + Int(x.imageLength))) }
-            for f in fields where String(validating: all[f], as: UTF8.self) == nil { return false }
+            if all.span.isASCII { continue }
+            var fields = [x.idRange, x.nameRange]
+            if x.segmentLength != ProductStore.Record.same { fields.append(x.segmentRange) }
+            if x.descriptionLength != ProductStore.Record.same { fields.append(x.descriptionRange) }
+            if let image = x.imageRange { fields.append(image) }
+            // (A record's ranges count from the start of the text, at `textStart`.)
+            for f in fields where String(validating: bytes[(textStart + f.lowerBound)..<(textStart + f.upperBound)], as: UTF8.self) == nil { return false }
         }
         return priceTexts.allSatisfy(Self.isNumber)
     }
@@ -287,9 +287,8 @@ final class ProductSnapshot: @unchecked Sendable {
     /// Bytes of one record in the file.
     private static let recordSize = 8 + 11 * 4 + 1 + 8 + 8 + 4 + 8 + 8 + 64 + 8
 
-    func text(_ r: ProductStore.Record) -> UnsafeBufferPointer<UInt8> {
-        bytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[(textStart + r.textStart)..<(textStart + r.textStart + r.textLength)]) }
-    }
+    /// All the text of a record of the snapshot.
+    func text(_ r: ProductStore.Record) -> ArraySlice<UInt8> { bytes[(textStart + r.textStart)..<(textStart + r.textStart + r.textLength)] }
 
     // MARK: Making one
 
@@ -337,9 +336,7 @@ final class ProductSnapshot: @unchecked Sendable {
             w.byte((x.inStock ? 1 : 0) | (x.ascii ? 2 : 0))
             w.u64(UInt64(bitPattern: Int64(x.ratingCount))); w.u64(x.ratingAverage.bitPattern); w.u32(UInt32(bitPattern: x.price))
             if let hashes { w.u64(hashes.ids[k]); w.u64(hashes.folded[k]) } else {
-                let segment = x.segmentLength == ProductStore.Record.same ? store.bytes(x.textStart, x.idLength)
-                    : store.bytes(x.textStart + x.segmentOffset, x.segmentLength)
-                w.u64(ByteHash.of(store.bytes(x.textStart, x.idLength))); w.u64(foldedHash(segment))
+                store.withText { text in w.u64(ByteHash.of(text.extracting(x.idRange))); w.u64(foldedHash(text.extracting(x.segmentRange))) }
             }
             let m = made.isEmpty ? Made.none : made[k]
             w.fingerprint(m.all); w.fingerprint(m.text); w.u32(UInt32(bitPattern: m.brand)); w.u32(UInt32(bitPattern: m.category))
@@ -347,7 +344,7 @@ final class ProductSnapshot: @unchecked Sendable {
             w.spill()
         }
         w.u64(UInt64(text))
-        for x in records { w.raw(store.bytes(x.textStart, UInt32(x.textLength))) }
+        for x in records { w.raw(store.text[x.textRange]) }
         return w.finish()
     }
 
@@ -375,8 +372,7 @@ final class ProductSnapshot: @unchecked Sendable {
     }
 
     /// The hash of a path segment as the case-insensitive collision check folds it (`CatalogCheck`: lowercased).
-    static func foldedHash(_ segment: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var folded = String(decoding: segment, as: UTF8.self).lowercased()
-        return folded.withUTF8 { ByteHash.of($0) }
+    static func foldedHash(_ segment: Span<UInt8>) -> UInt64 {
+        String(decodingUTF8: segment).lowercased().withUTF8Span { ByteHash.of($0) }
     }
 }

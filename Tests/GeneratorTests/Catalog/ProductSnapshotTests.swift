@@ -63,19 +63,27 @@ final class ProductSnapshotTests: XCTestCase {
             builder.append(id: "p1", segment: "p1", name: "Drill", description: "Drill", brand: "Acme", brandKey: "acme", price: JSONNumber(literal: price),
                            currency: "USD", inStock: true, imageUrl: nil, ratingAverage: nil, ratingCount: 0, categoryId: "tools", extra: [], line: 1)
             var r = builder.records[0]
-            r.nameLength = length ?? UInt32(name.count)
+            r.nameLength = UInt32(name.count)
             builder.records[0] = r
             // The stored record's text: its id, then the name given.
             let stored = ProductStore.Builder(file: "products.jsonl")
-            (Array("p1".utf8) + name).withUnsafeBufferPointer { text in
-                stored.append(stored: r, text: text, line: 1, brand: stored.intern("Acme", in: .brand), brandKey: stored.intern("acme", in: .brandKey),
-                              currency: stored.intern("USD", in: .currency), category: stored.intern("tools", in: .category),
-                              price: JSONNumber(literal: price), extra: nil)
-            }
+            stored.append(stored: r, text: (Array("p1".utf8) + name)[...], line: 1, brand: stored.intern("Acme", in: .brand),
+                          brandKey: stored.intern("acme", in: .brandKey), currency: stored.intern("USD", in: .currency),
+                          category: stored.intern("tools", in: .category), price: JSONNumber(literal: price), extra: nil)
             let records = stored.records, store = stored.finish(order: [0])
             let chunk = LineChunker.Chunk(digest: Fingerprint(a: 1, b: 2, c: 3, d: 4), firstLine: 1, lines: 1)
             let url = dir.appendingPathComponent("s-\(price)-\(name.count)-\(length ?? 0)")
             XCTAssertTrue(BuildCache.write(toNew: url) { ProductSnapshot.write(to: $0, key: Fingerprint(a: 0, b: 0, c: 0, d: 0), chunks: [chunk], records: records, store: store) })
+            if let length {
+                // The record's name made longer in the file (the closing checksum made anew): past the text.
+                var bytes = [UInt8](try Data(contentsOf: url))
+                let end = bytes.count - BuildCache.closing, textCount = 2 + name.count
+                let nameLength = end - textCount - 8 - 161 + 8 + 4 + 4   // (the record: start, id and segment lengths, then this)
+                XCTAssertEqual(Array(bytes[nameLength..<(nameLength + 4)]), [UInt8(name.count), 0, 0, 0])
+                for k in 0..<4 { bytes[nameLength + k] = UInt8(truncatingIfNeeded: length >> (8 * k)) }
+                bytes.replaceSubrange(end..., with: Checksum.of(bytes[..<end]))
+                try Data(bytes).write(to: url)
+            }
             return ProductSnapshot.read(url)
         }
         XCTAssertNotNil(try snapshot(price: "12.5", name: Array("Drill é".utf8)), "a sane snapshot was refused: the checks below prove nothing")

@@ -37,31 +37,60 @@ final class ProductStoreTests: XCTestCase {
         let texts = ["", "a", "ab", "abc", "B", "b", "Z", "é", "e\u{301}", "ét", "e\u{301}t", "Éa", "z", "ß", "ss", "😀", "a\u{0}", "10", "9"]
         for x in texts {
             for y in texts {
-                var xs = x, ys = y
-                xs.withUTF8 { a in ys.withUTF8 { b in
-                    XCTAssertEqual(Product.precedes(a, b), x < y, "\(x.debugDescription) < \(y.debugDescription)")
-                    XCTAssertEqual(Product.same(a, b), x == y, "\(x.debugDescription) == \(y.debugDescription)")
-                    let ascii = x.utf8.allSatisfy { $0 < 0x80 } && y.utf8.allSatisfy { $0 < 0x80 }
-                    if ascii {
-                        XCTAssertEqual(Product.precedes(a, b, ascii: true), x < y)
-                        XCTAssertEqual(Product.same(a, b, ascii: true), x == y)
-                    }
-                } }
+                let xs = Array(x.utf8)[...], ys = Array(y.utf8)[...]
+                let a = xs.span, b = ys.span
+                XCTAssertEqual(Product.precedes(a, b), x < y, "\(x.debugDescription) < \(y.debugDescription)")
+                XCTAssertEqual(Product.same(a, b), x == y, "\(x.debugDescription) == \(y.debugDescription)")
+                let ascii = x.utf8.allSatisfy { $0 < 0x80 } && y.utf8.allSatisfy { $0 < 0x80 }
+                if ascii {
+                    XCTAssertEqual(Product.precedes(a, b, ascii: true), x < y)
+                    XCTAssertEqual(Product.same(a, b, ascii: true), x == y)
+                }
             }
         }
     }
 
-    /// The word-at-a-time ASCII test against a byte-at-a-time one: a high byte at every offset of every length up to 40.
+    /// The vectorised ASCII test against a byte-at-a-time one: a high byte at every offset of every length up to 80.
     func testIsASCIIFindsAHighByteAnywhere() {
-        for n in 0...40 {
+        func isASCII(_ bytes: [UInt8]) -> Bool { let all = bytes[...]; return all.span.isASCII }
+        for n in 0...80 {
             var bytes = [UInt8](repeating: 0x61, count: n)
-            bytes.withUnsafeBufferPointer { XCTAssertTrue(ProductStore.isASCII($0), "\(n) ASCII bytes") }
+            XCTAssertTrue(isASCII(bytes), "\(n) ASCII bytes")
             for k in 0..<n {
                 bytes[k] = 0x80 | UInt8(k % 64)
-                bytes.withUnsafeBufferPointer { XCTAssertFalse(ProductStore.isASCII($0), "length \(n), high byte at \(k)") }
+                XCTAssertFalse(isASCII(bytes), "length \(n), high byte at \(k)")
                 bytes[k] = 0x7F
-                bytes.withUnsafeBufferPointer { XCTAssertTrue(ProductStore.isASCII($0), "length \(n), 0x7F at \(k)") }
+                XCTAssertTrue(isASCII(bytes), "length \(n), 0x7F at \(k)")
                 bytes[k] = 0x61
+            }
+        }
+    }
+
+    /// The eight-bytes-at-a-time search against a byte-at-a-time one: every byte value at every offset of every length
+    /// up to 40, from every start.
+    func testFirstIndexFindsTheFirstByte() {
+        for n in 0...40 {
+            for k in 0..<max(n, 1) {
+                for filler: UInt8 in [0x61, 0x0B, 0x09, 0x8A] {
+                    var bytes = [UInt8](repeating: filler, count: n)
+                    if k < n { bytes[k] = 0x0A }
+                    if k + 3 < n { bytes[k + 3] = 0x0A }
+                    let all = bytes[...]
+                    for start in 0...n {
+                        XCTAssertEqual(all.span.firstIndex(of: 0x0A, from: start), bytes[start...].firstIndex(of: 0x0A), "n \(n), k \(k), start \(start)")
+                    }
+                }
+            }
+        }
+    }
+
+    func testBytesCompareAsMemcmp() {
+        let texts = ["", "a", "ab", "abc", "abd", "b", "\u{0}", "é", "abcdefghij", "abcdefghik"].map { Array($0.utf8) }
+        for x in texts {
+            for y in texts {
+                let a = x[...], b = y[...]
+                XCTAssertEqual(a.span.lexicographicallyPrecedes(b.span), x.lexicographicallyPrecedes(y), "\(x) < \(y)")
+                XCTAssertEqual(a.span.elementsEqual(b.span), x == y, "\(x) == \(y)")
             }
         }
     }

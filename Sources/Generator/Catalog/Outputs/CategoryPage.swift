@@ -24,14 +24,14 @@ struct CategoryPageOutput: CatalogOutput {
     /// text for the pages to share would be 350 MB.)
     static func writeEntry(_ p: Product, _ c: CatalogContext, to s: JSONStream) throws {
         s.beginObject()
-        s.key("product_id"); s.string(utf8: p.segmentUTF8)
-        s.key("name"); s.string(utf8: p.nameUTF8)
+        s.key("product_id"); p.withSegmentBytes { s.string(utf8: $0) }
+        s.key("name"); p.withNameBytes { s.string(utf8: $0) }
         s.key("brand"); s.string(p.brand)
         s.key("price"); try s.number(p.price!)
         s.key("rating"); try s.double(p.ratingAverage)
         s.key("review_count"); s.int(p.ratingCount)
         s.key("category"); s.string(c.categoryPath(p))
-        s.key("image_url"); s.string(utf8: p.imageUrlUTF8)
+        s.key("image_url"); p.withImageUrlBytes { s.string(utf8: $0) }
         s.key("in_stock"); s.bool(p.inStock)
         s.endObject()
     }

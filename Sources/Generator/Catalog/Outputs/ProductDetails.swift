@@ -35,9 +35,9 @@ struct ProductDetailsOutput: CatalogOutput {
         let trail = c.categoryTrailsByIndex[p.categoryIndex]
         let brand = c.brandName(p)
         s.beginObject()
-        s.key("productId"); s.string(utf8: p.segmentUTF8)
-        s.key("title"); s.string(utf8: p.nameUTF8)
-        s.key("description"); s.string(utf8: p.descriptionUTF8)
+        s.key("productId"); p.withSegmentBytes { s.string(utf8: $0) }
+        s.key("title"); p.withNameBytes { s.string(utf8: $0) }
+        s.key("description"); p.withDescriptionBytes { s.string(utf8: $0) }
         s.key("brand"); s.beginObject(); s.key("name"); s.string(brand); s.key("slug"); s.string(c.brandSlug(p)); s.endObject()
         s.key("pricing"); s.beginObject(); s.key("currentPrice"); try s.number(p.price!); s.key("currency"); s.string(p.currency); s.endObject()
         // A product without reviews has average 0 and count 0 (the app's Rating requires numbers).
@@ -45,7 +45,7 @@ struct ProductDetailsOutput: CatalogOutput {
         s.key("average"); try s.double(p.ratingAverage ?? 0); s.key("count"); s.int(p.ratingAverage == nil ? 0 : p.ratingCount)
         s.endObject()
         s.key("media"); s.beginObject(); s.key("images"); s.beginArray()
-        if let url = p.imageUrlUTF8 { s.beginObject(); s.key("url"); s.string(utf8: url); s.key("size"); s.string("default"); s.endObject() }
+        p.withImageUrlBytes { if let url = $0 { s.beginObject(); s.key("url"); s.string(utf8: url); s.key("size"); s.string("default"); s.endObject() } }
         s.endArray(); s.endObject()
         // The three stated specifications first, then the record's own fields (each name once, first one wins).
         s.key("specifications"); s.beginObject()

@@ -60,12 +60,12 @@ struct RankedSearchOutput: CatalogOutput {
         }, writeStored: { k, t in
             let p = products[order[k]]
             t.beginObject()
-            t.key("id"); t.string(utf8: p.segmentUTF8)
-            t.key("name"); t.string(utf8: p.nameUTF8)
+            t.key("id"); p.withSegmentBytes { t.string(utf8: $0) }
+            t.key("name"); p.withNameBytes { t.string(utf8: $0) }
             t.key("brand"); t.string(c.brandName(p))
             t.key("price"); if let price = p.price { try? t.number(price) } else { t.null() }
             t.key("rating"); if let r = p.ratingAverage { try? t.double(r) } else { t.null() }
-            t.key("image"); if let image = p.imageUrlUTF8 { t.string(utf8: image) } else { t.string("") }
+            t.key("image"); p.withImageUrlBytes { if let image = $0 { t.string(utf8: image) } else { t.string("") } }
             t.key("path"); t.string("products/\(p.segment)/details.json")
             t.endObject()
         }, group: { products[order[$0]].brandKey ?? "" })

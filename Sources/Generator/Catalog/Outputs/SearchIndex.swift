@@ -61,12 +61,12 @@ struct SearchIndexOutput: CatalogOutput {
 
     /// The documents in search order (brand, category, name: similar entries side by side make the files compress
     /// better), made once for both indexes and only when one is written whole (a splice makes just the entries it writes).
-    final class Documents: @unchecked Sendable {
+    final class Documents: Sendable {
         private let context: CatalogContext
         private let made: Once<[SearchDocument]>
         init(_ c: CatalogContext) {
             context = c; made = Once { SearchIndexOutput.documents(c) }
-            ids = SeedIndex.IdPositions(count: c.searchOrder.count) { k, body in body(c.model.products[c.searchOrder[k]].segmentUTF8) }
+            ids = SeedIndex.IdPositions(count: c.searchOrder.count, idBytes: { k, body in c.model.products[c.searchOrder[k]].withSegmentBytes(body) })
         }
         var all: [SearchDocument] { try! made.value() }   // (making them cannot fail)
         /// The document at position `k` of the search order.
