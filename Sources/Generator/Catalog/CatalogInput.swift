@@ -159,9 +159,9 @@ enum ProductFileReader {
     /// JSON Lines, parsed in parallel chunks; errors name the line. With `skipBadRecords` a malformed record is
     /// left out and returned as a skipped error (counted in the summary) instead of failing the build.
     static func readLines(_ data: Data, display: String, threads: Int, skipBadRecords: Bool = false) throws -> Result {
-        var bytes = [UInt8](data)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        let parsed = bytes.withUnsafeBufferPointer { parseLines($0, firstLine: 1, display: display, threads: threads) }
+        let bytes = [UInt8](data)
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes[3...] : bytes[...]
+        let parsed = parseLines(text.span, firstLine: 1, display: display, threads: threads)
         if !parsed.errors.isEmpty && !skipBadRecords { throw BuildErrors(parsed.errors) }
         return Result(records: parsed.records, skipped: parsed.errors)
     }
@@ -175,7 +175,7 @@ enum ProductFileReader {
     /// two blocks' records exist at once); every batch is done when this returns.
     /// `lines`, when given, sees the text of a JSON Lines file first, in file order, as `forEachLineRun` gives it.
     static func forEachBatch(_ url: URL, display: String, threads: Int, skipBadRecords: Bool = false, blockSize: Int = 16 << 20,
-                             lines: ((UnsafeBufferPointer<UInt8>) -> Void)? = nil,
+                             lines: ((ArraySlice<UInt8>) -> Void)? = nil,
                              _ batch: @escaping ([RawRecord]) -> Void) throws -> (records: Int, skipped: [BuildError]) {
         if !isJSONLines(display) {
             let r = try read(url, display: display, threads: threads, skipBadRecords: skipBadRecords)
@@ -184,23 +184,25 @@ enum ProductFileReader {
         }
         var count = 0, malformed: [BuildError] = []
         var line = 1
-        /// The records of a block, released in parallel once checked (600,000 allocations for 30,000 records).
-        final class Batch: @unchecked Sendable { var records: [RawRecord]; init(_ r: [RawRecord]) { records = r } }
         let checking = DispatchQueue(label: "products batches")
         let idle = DispatchSemaphore(value: 1)
         defer { checking.sync {} }   // (every batch handed over is done, also after a failure)
-        func parse(_ buf: UnsafeBufferPointer<UInt8>) throws {
-            lines?(buf)
-            let parsed = parseLines(buf, firstLine: line, display: display, threads: threads)
+        func parse(_ run: ArraySlice<UInt8>) throws {
+            lines?(run)
+            let parsed = parseLines(run.span, firstLine: line, display: display, threads: threads)
             line += parsed.lines
             malformed += parsed.errors
             count += parsed.records.count
             guard !parsed.records.isEmpty else { return }
-            let block = Batch(parsed.records)
+            // (Handed to the checking thread, which releases the records in parallel once checked: 600,000
+            // allocations for 30,000 records.)
+            let block = Locked(parsed.records)
             idle.wait()
             checking.async {
-                batch(block.records)
-                Parallel.release(&block.records, placeholder: RawRecord(line: 0, source: .csv([:])), threads: threads)
+                block.withLock { records in
+                    batch(records)
+                    Parallel.release(&records, placeholder: RawRecord(line: 0, source: .csv([:])), threads: threads)
+                }
                 idle.signal()
             }
         }
@@ -213,71 +215,59 @@ enum ProductFileReader {
     /// handed to `body` in file order as runs of whole lines: each run is one or more lines, joined by newlines, with
     /// no newline after its last (a run of n newlines holds n + 1 lines, the last possibly empty).
     static func forEachLineRun(_ url: URL, display: String, blockSize: Int = 16 << 20,
-                               _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+                               _ body: (ArraySlice<UInt8>) throws -> Void) throws {
         var pending: [UInt8] = []   // the start of a line the block ended in
         var first = true
-        try InputFiles.forEachBlock(url, display: display, blockSize: blockSize) { raw in
-            var block = raw.bindMemory(to: UInt8.self)
-            if first, block.starts(with: [0xEF, 0xBB, 0xBF]) { block = UnsafeBufferPointer(rebasing: block[3...]) }
+        try InputFiles.forEachBlock(url, display: display, blockSize: blockSize) { read in
+            let block = first && read.starts(with: [0xEF, 0xBB, 0xBF]) ? read.dropFirst(3) : read
             first = false
             guard let last = block.lastIndex(of: 0x0A) else { pending += block; return }
             var start = block.startIndex
             if !pending.isEmpty, let nl = block.firstIndex(of: 0x0A) {
                 // The line begun in the previous block, completed by this one's first line.
                 pending += block[..<nl]
-                try pending.withUnsafeBufferPointer { try body($0) }
+                try body(pending[...])
                 pending.removeAll(keepingCapacity: false)
                 start = nl + 1
             }
-            if start <= last { try body(UnsafeBufferPointer(rebasing: block[start..<last])) }
+            if start <= last { try body(block[start..<last]) }
             pending += block[(last + 1)...]
         }
-        if !pending.isEmpty { try pending.withUnsafeBufferPointer { try body($0) } }
+        if !pending.isEmpty { try body(pending[...]) }
     }
 
-    /// The lines of `buf` (without a final newline: a buffer of n newlines holds n + 1 lines), the first one numbered
+    /// The lines of `text` (without a final newline: a text of n newlines holds n + 1 lines), the first one numbered
     /// `firstLine`, parsed in parallel chunks: the records in line order, blank lines skipped, and an error for each
     /// malformed one; `lines` is the number of lines.
-    static func parseLines(_ buf: UnsafeBufferPointer<UInt8>, firstLine: Int, display: String, threads: Int)
+    static func parseLines(_ text: Span<UInt8>, firstLine: Int, display: String, threads: Int)
         -> (records: [RawRecord], errors: [BuildError], lines: Int) {
         var starts: [Int] = [0]
-        starts.reserveCapacity(buf.count / 256)
-        // (memchr: a 16 MB block's newlines found a word at a time, not a byte at a time.)
-        if let base = buf.baseAddress {
-            var at = 0
-            while at < buf.count, let hit = memchr(base + at, 0x0A, buf.count - at) {
-                let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                starts.append(i + 1)
-                at = i + 1
-            }
-        }
+        starts.reserveCapacity(text.count / 256)
+        var at = 0
+        while let i = text.firstIndex(of: 0x0A, from: at) { starts.append(i + 1); at = i + 1 }
         let lineCount = starts.count
-        var results = [RawRecord?](repeating: nil, count: lineCount)
-        var errors = [BuildError?](repeating: nil, count: lineCount)
         let chunks = max(1, min(threads * 4, lineCount))
-        results.withUnsafeMutableBufferPointer { res in
-            errors.withUnsafeMutableBufferPointer { errs in
-                DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                    let lo = c * lineCount / chunks, hi = (c + 1) * lineCount / chunks
-                    for li in lo..<hi {
-                        let s = starts[li]
-                        var e = li + 1 < lineCount ? starts[li + 1] - 1 : buf.count
-                        if e > s, buf[e - 1] == 0x0D { e -= 1 }
-                        // Blank lines are allowed (editors add a trailing newline).
-                        if !(s..<e).contains(where: { buf[$0] != 0x20 && buf[$0] != 0x09 }) { continue }
-                        let number = firstLine + li
-                        do {
-                            let v = try JSONReader.parse(UnsafeBufferPointer(rebasing: buf[s..<e]))
-                            res[li] = RawRecord(line: number, source: .json(v))
-                        } catch let err as JSONSyntaxError {
-                            errs[li] = BuildError(file: display, line: number, "malformed JSON Lines record at column \(err.column): \(err.message)")
-                        } catch {
-                            errs[li] = BuildError(file: display, line: number, "\(error)")
-                        }
-                    }
+        let parts = Parallel.map(chunks, threads: threads) { _, c -> (records: [RawRecord], errors: [BuildError]) in
+            var records: [RawRecord] = [], errors: [BuildError] = []
+            for li in (c * lineCount / chunks)..<((c + 1) * lineCount / chunks) {
+                let s = starts[li]
+                var e = li + 1 < lineCount ? starts[li + 1] - 1 : text.count
+                if e > s, text[e - 1] == 0x0D { e -= 1 }
+                // Blank lines are allowed (editors add a trailing newline).
+                var blank = true
+                for k in s..<e where text[k] != 0x20 && text[k] != 0x09 { blank = false; break }
+                if blank { continue }
+                let number = firstLine + li
+                do {
+                    records.append(RawRecord(line: number, source: .json(try JSONReader.parse(text.extracting(s..<e)))))
+                } catch let err as JSONSyntaxError {
+                    errors.append(BuildError(file: display, line: number, "malformed JSON Lines record at column \(err.column): \(err.message)"))
+                } catch {
+                    errors.append(BuildError(file: display, line: number, "\(error)"))
                 }
             }
+            return (records, errors)
         }
-        return (results.compactMap { $0 }, errors.compactMap { $0 }, lineCount)
+        return (parts.flatMap(\.records), parts.flatMap(\.errors), lineCount)
     }
 }

@@ -124,31 +124,28 @@ public enum InputFiles {
     }
 
     /// A resolved input file read in blocks of `blockSize` bytes (the last one shorter), each handed to `body` and
-    /// then overwritten: a file of any size costs one block of memory. The same refusals as `read`.
+    /// then overwritten: a file of any size costs one block of memory (a smaller file, its size). The same refusals
+    /// as `read`.
     public static func forEachBlock(_ url: URL, display: String, text: Bool = true, blockSize: Int = 32 << 20,
-                                    _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let (fd, _) = try openRegular(url, display: display)
+                                    _ body: (ArraySlice<UInt8>) throws -> Void) throws {
+        let (fd, size) = try openRegular(url, display: display)
         defer { close(fd) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(blockSize, 64), alignment: 16)
-        defer { buffer.deallocate() }
+        // (One more byte than the size: a file read whole ends with a zero-length read.)
+        var buffer = [UInt8](repeating: 0, count: max(min(blockSize, size + 1), 64))
         var first = true
         while true {
             var filled = 0
             while filled < buffer.count {
-                let n = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw BuildError(file: display, reason(errno))
-                }
+                let n = FileIO.read(fd, into: &buffer, at: filled)
+                if n < 0 { throw BuildError(file: display, reason(errno)) }
                 if n == 0 { break }
                 filled += n
             }
-            let block = UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
-            if first, text, let encoding = wideEncoding(Data(block.prefix(64))) {
+            if first, text, let encoding = wideEncoding(Data(buffer.prefix(min(filled, 64)))) {
                 throw BuildError(file: display, "the file is \(encoding); save it as UTF-8")
             }
             first = false
-            if filled > 0 { try body(block) }
+            if filled > 0 { try body(buffer[..<filled]) }
             if filled < buffer.count { return }
         }
     }

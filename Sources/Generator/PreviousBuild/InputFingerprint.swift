@@ -42,7 +42,7 @@ enum InputFingerprint {
             switch kind {
             // In blocks: a 500 MB products file is hashed with 4 MB of memory (the same digest as hashing it whole).
             case 0: try InputFiles.forEachBlock(URL(fileURLWithPath: path), display: input.lastPathComponent + "/" + p, text: false, blockSize: 4 << 20) {
-                h.update(bufferPointer: $0)
+                h.update(data: $0)
             }
             case 1:
                 var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

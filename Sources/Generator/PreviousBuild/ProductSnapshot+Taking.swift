@@ -30,7 +30,7 @@ extension ProductSnapshot {
         }
 
         /// A chunk of the file as the chunker cut it: taken when the snapshot has it, else queued to be read anew.
-        mutating func take(_ chunk: LineChunker.Chunk, _ lines: UnsafeBufferPointer<UInt8>) {
+        mutating func take(_ chunk: LineChunker.Chunk, _ lines: ArraySlice<UInt8>) {
             guard !failed else { return }
             if let c = snapshot.chunks[chunk.digest], c.lines == chunk.lines, used.insert(chunk.digest).inserted {
                 if queue.isEmpty { storeTaken(c.records, firstLine: chunk.firstLine) } else { queue.append(.taken(c.records, firstLine: chunk.firstLine)) }
@@ -88,7 +88,8 @@ extension ProductSnapshot {
             for case .anew(let bytes, let firstLine) in queue { anew.append((bytes, firstLine)) }
             let (display, threads) = (self.display, self.threads)
             let parsed = Parallel.map(anew.count, threads: threads) { k in
-                anew[k].bytes.withUnsafeBufferPointer { ProductFileReader.parseLines($0, firstLine: anew[k].firstLine, display: display, threads: 1) }
+                let text = anew[k].bytes[...]
+                return ProductFileReader.parseLines(text.span, firstLine: anew[k].firstLine, display: display, threads: 1)
             }
             guard parsed.allSatisfy({ $0.errors.isEmpty }) else { failed = true; return false }
             var batch = check.checked(parsed.flatMap(\.records), threads: threads)

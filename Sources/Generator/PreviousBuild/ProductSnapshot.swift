@@ -22,57 +22,54 @@ struct LineChunker {
     private var nextLine = 1
     /// The open chunk's lines from earlier runs, each followed by its newline (kept only with `keepBytes`).
     private var carry: [UInt8] = []
-    /// Whether `feed` hands each closed chunk's bytes (otherwise an empty buffer).
+    /// Whether `feed` and `finish` hand each closed chunk's bytes whole (otherwise at most its part in the run at hand).
     let keepBytes: Bool
 
     init(keepBytes: Bool) { self.keepBytes = keepBytes }
 
     /// Takes the next run of whole lines (`ProductFileReader.forEachLineRun`); `closed` is told of each chunk that
     /// ends in it, in order, with its lines joined by newlines (no newline after the last) when `keepBytes`.
-    mutating func feed(_ run: UnsafeBufferPointer<UInt8>, _ closed: (Chunk, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    mutating func feed(_ run: ArraySlice<UInt8>, _ closed: (Chunk, ArraySlice<UInt8>) throws -> Void) rethrows {
+        let text = run.span, base = run.startIndex   // (offsets in `text`, indices of `run` from `base`)
         var lineStart = 0, chunkStart = 0
         while true {
-            var end = run.count
-            if let base = run.baseAddress, lineStart < run.count, let hit = memchr(base + lineStart, 0x0A, run.count - lineStart) {
-                end = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            }
+            let end = text.firstIndex(of: 0x0A, from: lineStart) ?? text.count
             open += 1; nextLine += 1
-            let line = UnsafeBufferPointer(rebasing: run[lineStart..<end])
-            if ByteHash.of(line) & Self.boundaryMask == 0 || open >= Self.maxLines {
-                try close(UnsafeBufferPointer(rebasing: run[chunkStart..<end]), closed)
+            if ByteHash.of(text.extracting(lineStart..<end)) & Self.boundaryMask == 0 || open >= Self.maxLines {
+                try close(run[(base + chunkStart)..<(base + end)], closed)
                 chunkStart = end + 1
             }
-            if end >= run.count { break }
+            if end >= text.count { break }
             lineStart = end + 1
         }
         if open > 0 {   // (the rest of the run belongs to a chunk that ends in a later one)
-            let rest = UnsafeBufferPointer(rebasing: run[chunkStart...])
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rest))
+            let rest = run[(base + chunkStart)...]
+            hasher.update(data: rest)
             hasher.update(data: [0x0A])
             if keepBytes { carry += rest; carry.append(0x0A) }
         }
     }
 
     /// Closes the chunk still open at the end of the file.
-    mutating func finish(_ closed: (Chunk, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    mutating func finish(_ closed: (Chunk, ArraySlice<UInt8>) throws -> Void) rethrows {
         guard open > 0 else { return }
         let chunk = Chunk(digest: Fingerprint(digest: hasher.finalize()), firstLine: nextLine - open, lines: open)
         hasher = SHA256(); open = 0
         if keepBytes { carry.removeLast() }
         chunks.append(chunk)
-        try carry.withUnsafeBufferPointer { try closed(chunk, $0) }
+        try closed(chunk, carry[...])
         carry = []
     }
 
-    private mutating func close(_ part: UnsafeBufferPointer<UInt8>, _ closed: (Chunk, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(part))
+    private mutating func close(_ part: ArraySlice<UInt8>, _ closed: (Chunk, ArraySlice<UInt8>) throws -> Void) rethrows {
+        hasher.update(data: part)
         hasher.update(data: [0x0A])
         let chunk = Chunk(digest: Fingerprint(digest: hasher.finalize()), firstLine: nextLine - open, lines: open)
         hasher = SHA256(); open = 0
         chunks.append(chunk)
         if keepBytes && !carry.isEmpty {
             carry += part
-            try carry.withUnsafeBufferPointer { try closed(chunk, $0) }
+            try closed(chunk, carry[...])
             carry.removeAll(keepingCapacity: true)
         } else {
             try closed(chunk, part)

@@ -14,10 +14,8 @@ final class ProductSnapshotTests: XCTestCase {
         var bytes: [String] = []
         let bounds = [0] + cuts.sorted() + [lines.count]
         for k in 0..<(bounds.count - 1) where bounds[k] < bounds[k + 1] {
-            var run = Array(lines[bounds[k]..<bounds[k + 1]].joined(separator: "\n").utf8)
-            run.withUnsafeMutableBufferPointer { buf in
-                chunker.feed(UnsafeBufferPointer(buf)) { _, b in bytes.append(String(decoding: b, as: UTF8.self)) }
-            }
+            let run = Array(lines[bounds[k]..<bounds[k + 1]].joined(separator: "\n").utf8)
+            chunker.feed(run[...]) { _, b in bytes.append(String(decoding: b, as: UTF8.self)) }
         }
         chunker.finish { _, b in bytes.append(String(decoding: b, as: UTF8.self)) }
         return (chunker.chunks, bytes)
