@@ -80,28 +80,26 @@ struct CatalogCheck {
     mutating func claim(_ batch: inout Batch, _ range: Range<Int>, into store: ProductStore.Builder) {
         let f = settings.fields
         // The claims are made in record order, one at a time: the lookups are all this loop does besides storing
-        // (each check result is taken, not copied, and the tables have room for the batch: `reserve`).
+        // (each check result is taken, swapped for an empty one, not copied; the tables have room for the batch: `reserve`).
         let lines = batch.lines
-        batch.checked.withUnsafeMutableBufferPointer { checked in
-            for k in range {
-                let line = lines[k]
-                var c = (checked.baseAddress! + k).move()
-                (checked.baseAddress! + k).initialize(to: Checked())
-                if let e = c.idError { errors.append(e); continue }
-                let id = c.id!
-                if let first = seenIds.updateValue(line, forKey: id) {
-                    seenIds[id] = first   // (the first line stays the one named)
-                    errors.append(BuildError(file: productsFile, line: line, field: f["id"]!, "duplicate product id \(Excerpt.quote(id)) (first seen on line \(first))")); continue
-                }
-                if let other = collisions.claim(folded: c.folded, id: id) {
-                    errors.append(BuildError(file: productsFile, line: line, field: f["id"]!, "product id \(Excerpt.quote(id)) maps to the same file as \(Excerpt.quote(other)) on a case-insensitive file system")); continue
-                }
-                if let e = c.fieldError { errors.append(e); continue }
-                let p = c.product.take()!   // (taken: its strings are not retained again)
-                store.append(id: p.id, segment: p.segment, name: p.name, description: p.description, brand: p.brand, brandKey: p.brandKey,
-                             price: p.price, currency: p.currency, inStock: p.inStock, imageUrl: p.imageUrl, ratingAverage: p.ratingAverage,
-                             ratingCount: p.ratingCount, categoryId: p.categoryId, extra: p.extra, line: p.line)
+        for k in range {
+            let line = lines[k]
+            var c = Checked()
+            swap(&c, &batch.checked[k])
+            if let e = c.idError { errors.append(e); continue }
+            let id = c.id!
+            if let first = seenIds.updateValue(line, forKey: id) {
+                seenIds[id] = first   // (the first line stays the one named)
+                errors.append(BuildError(file: productsFile, line: line, field: f["id"]!, "duplicate product id \(Excerpt.quote(id)) (first seen on line \(first))")); continue
             }
+            if let other = collisions.claim(folded: c.folded, id: id) {
+                errors.append(BuildError(file: productsFile, line: line, field: f["id"]!, "product id \(Excerpt.quote(id)) maps to the same file as \(Excerpt.quote(other)) on a case-insensitive file system")); continue
+            }
+            if let e = c.fieldError { errors.append(e); continue }
+            let p = c.product.take()!   // (taken: its strings are not retained again)
+            store.append(id: p.id, segment: p.segment, name: p.name, description: p.description, brand: p.brand, brandKey: p.brandKey,
+                         price: p.price, currency: p.currency, inStock: p.inStock, imageUrl: p.imageUrl, ratingAverage: p.ratingAverage,
+                         ratingCount: p.ratingCount, categoryId: p.categoryId, extra: p.extra, line: p.line)
         }
     }
 
