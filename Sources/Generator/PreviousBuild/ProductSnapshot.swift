@@ -88,7 +88,7 @@ struct LineChunker {
 /// whole file then reads without an error and no record read anew claims an id (or, case-insensitively, a file
 /// name) that a record taken also claims: anything else reads the file again in full, so messages are a full
 /// read's.
-final class ProductSnapshot: @unchecked Sendable {
+final class ProductSnapshot: Sendable {
     struct Chunk { var lines: Int; var records: Range<Int> }
 
     static let magic = Array("generator products snapshot\n".utf8)
@@ -206,29 +206,29 @@ final class ProductSnapshot: @unchecked Sendable {
         guard count <= (r.end - r.at) / recordSize, let table = r.raw(count * recordSize) else { return nil }
         var records: [ProductStore.Record] = [], idHashes: [UInt64] = [], foldedHashes: [UInt64] = [], made: [Made] = []
         records.reserveCapacity(count); idHashes.reserveCapacity(count); foldedHashes.reserveCapacity(count); made.reserveCapacity(count)
-        table.withUnsafeBytes { raw in
-            for k in 0..<count {
-                var at = k * recordSize
-                func u32() -> UInt32 { defer { at += 4 }; return UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
-                func u64() -> UInt64 { defer { at += 8 }; return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
-                func i32() -> Int32 { Int32(bitPattern: u32()) }
-                let start = u64(), idLength = u32(), segmentLength = u32(), nameLength = u32(), descriptionLength = u32(), imageLength = u32()
-                let brand = i32(), brandKey = i32(), currency = i32(), category = i32(), extra = i32(), line = i32()
-                let flags = raw[at]; at += 1
-                let ratingCount = u64(), rating = u64(), price = i32()
-                idHashes.append(u64()); foldedHashes.append(u64())
-                func fingerprint() -> Fingerprint {
-                    func word() -> UInt64 { defer { at += 8 }; return UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
-                    return Fingerprint(a: word(), b: word(), c: word(), d: word())
-                }
-                let all = fingerprint(), text = fingerprint()
-                made.append(Made(all: all, text: text, brand: i32(), category: i32()))
-                records.append(ProductStore.Record(
-                    textStart: Int(truncatingIfNeeded: start), idLength: idLength, segmentLength: segmentLength, nameLength: nameLength,
-                    descriptionLength: descriptionLength, imageLength: imageLength, brand: brand, brandKey: brandKey, currency: currency,
-                    category: category, extra: extra, line: line, inStock: flags & 1 != 0, ratingCount: Int(Int64(bitPattern: ratingCount)),
-                    ratingAverage: Double(bitPattern: rating), price: price, ascii: flags & 2 != 0))
-            }
+        let raw = table.span
+        var at = 0   // (records are back to back: each read moves it on)
+        func u32(_ raw: Span<UInt8>) -> UInt32 { defer { at += 4 }; return raw.littleEndian(at: at) }
+        func u64(_ raw: Span<UInt8>) -> UInt64 { defer { at += 8 }; return raw.littleEndian(at: at) }
+        func i32(_ raw: Span<UInt8>) -> Int32 { Int32(bitPattern: u32(raw)) }
+        func fingerprint(_ raw: Span<UInt8>) -> Fingerprint {
+            defer { at += 32 }
+            return Fingerprint(a: raw.bigEndian(at: at), b: raw.bigEndian(at: at + 8), c: raw.bigEndian(at: at + 16), d: raw.bigEndian(at: at + 24))
+        }
+        for _ in 0..<count {
+            let start = u64(raw), idLength = u32(raw), segmentLength = u32(raw), nameLength = u32(raw), descriptionLength = u32(raw)
+            let imageLength = u32(raw)
+            let brand = i32(raw), brandKey = i32(raw), currency = i32(raw), category = i32(raw), extra = i32(raw), line = i32(raw)
+            let flags = raw[at]; at += 1
+            let ratingCount = u64(raw), rating = u64(raw), price = i32(raw)
+            idHashes.append(u64(raw)); foldedHashes.append(u64(raw))
+            let all = fingerprint(raw), text = fingerprint(raw)
+            made.append(Made(all: all, text: text, brand: i32(raw), category: i32(raw)))
+            records.append(ProductStore.Record(
+                textStart: Int(truncatingIfNeeded: start), idLength: idLength, segmentLength: segmentLength, nameLength: nameLength,
+                descriptionLength: descriptionLength, imageLength: imageLength, brand: brand, brandKey: brandKey, currency: currency,
+                category: category, extra: extra, line: line, inStock: flags & 1 != 0, ratingCount: Int(Int64(bitPattern: ratingCount)),
+                ratingAverage: Double(bitPattern: rating), price: price, ascii: flags & 2 != 0))
         }
         return (records, idHashes, foldedHashes, made)
     }
