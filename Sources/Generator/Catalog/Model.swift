@@ -111,11 +111,10 @@ public final class ProductStore: RandomAccessCollection, Sendable {
         private var ascii = true
 
         private func put(_ s: String) -> UInt32 {
-            s.withUTF8Span { u in
-                if ascii && !u.isASCII { ascii = false }
-                text.append(u)
-                return UInt32(u.count)
-            }
+            if ascii && !s.withUTF8Span({ $0.isASCII }) { ascii = false }
+            let start = text.count
+            text.append(contentsOf: s.utf8)   // (one copy of the string's bytes)
+            return UInt32(text.count - start)
         }
 
         /// A record an earlier build made from the same line (see `ProductSnapshot`): `text` is all its text, its table
@@ -156,7 +155,7 @@ public final class ProductStore: RandomAccessCollection, Sendable {
                                   ratingAverage: ratingAverage ?? .nan, price: priceIndex, ascii: ascii))
         }
 
-        /// `body` with the text appended so far (while loading; nothing may be appended meanwhile).
+        /// `body` with the text appended so far (while loading; appending meanwhile would copy the text).
         func withText<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R {
             let text = self.text
             return try body(text.span)
