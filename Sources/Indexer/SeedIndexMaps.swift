@@ -28,12 +28,6 @@ extension SeedIndex {
             self.count = count; self.id = idBytes
         }
 
-        /// Replaced by `init(count:idBytes:)`, which lends the bytes as a span; kept until the callers in Generator
-        /// have moved.
-        public convenience init(count: Int, id: @escaping (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Void) {
-            self.init(count: count, idBytes: { k, body in id(k) { body($0.span) } })
-        }
-
         /// The number of the document with this id; nil for none.
         public func position(_ of: String) -> Int? {
             lock.lock()

@@ -111,10 +111,6 @@ public final class JSONStream {
     public func string(utf8: Span<UInt8>) { separate(); JSONWriter.writeEscaped(utf8, &sink) }
     /// The string given as its UTF-8 bytes, or `null` when absent.
     public func string(utf8: Span<UInt8>?) { if let utf8 { string(utf8: utf8) } else { null() } }
-    /// Replaced by `string(utf8:)` taking a `Span<UInt8>`; kept until the callers in Generator have moved.
-    public func string(utf8: UnsafeBufferPointer<UInt8>) { separate(); JSONWriter.writeEscaped(utf8, &sink) }
-    /// Replaced by `string(utf8:)` taking a `Span<UInt8>?`; kept until the callers in Generator have moved.
-    public func string(utf8: UnsafeBufferPointer<UInt8>?) { if let utf8 { string(utf8: utf8) } else { null() } }
     /// The string, or `null` when absent.
     public func string(_ s: String?) { if let s { string(s) } else { null() } }
     public func int(_ v: Int) { separate(); JSONWriter.writeInt(v, &sink) }

@@ -75,7 +75,7 @@ final class SeedIndexMapsTests: XCTestCase {
     }
 
     func positions(_ docs: [SearchDocument]) -> SeedIndex.IdPositions {
-        SeedIndex.IdPositions(count: docs.count) { k, body in var id = docs[k].id; id.withUTF8(body) }
+        SeedIndex.IdPositions(count: docs.count, idBytes: { k, body in docs[k].id.withUTF8Span(body) })
     }
 
     func whole(_ docs: [SearchDocument], compact: Bool) throws -> [UInt8] {

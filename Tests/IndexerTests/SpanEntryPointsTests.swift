@@ -31,17 +31,13 @@ final class SpanEntryPointsTests: XCTestCase {
         }
     }
 
-    /// Ids lent as spans and as buffer pointers give the same positions.
-    func testIdPositionsAgree() {
+    /// Ids lent as spans give each id's position (nil for an id not there).
+    func testIdPositionsFindEveryId() {
         let ids = ["204077179", "100-a", "é", "204077179-1", ""]
         let bySpan = SeedIndex.IdPositions(count: ids.count, idBytes: { k, body in
             let bytes = Array(ids[k].utf8)[...]
             body(bytes.span)
         })
-        let byPointer = SeedIndex.IdPositions(count: ids.count) { k, body in var id = ids[k]; id.withUTF8(body) }
-        for id in ids + ["absent", "204077"] {
-            XCTAssertEqual(bySpan.position(id), byPointer.position(id), id)
-            XCTAssertEqual(bySpan.position(id), ids.firstIndex(of: id), id)
-        }
+        for id in ids + ["absent", "204077"] { XCTAssertEqual(bySpan.position(id), ids.firstIndex(of: id), id) }
     }
 }
