@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import Schemas
 
 /// Settings of the `catalog` section of site.json (all optional).
