@@ -28,11 +28,11 @@ public struct OutputFile: Sendable {
             case .streamed(_, let write):
                 let s = JSONStream()
                 try write(s)
-                return try s.withBytes { try JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) }
+                return try s.withSpan { try JSONReader.parse($0) }
             case .fragmented(_, let write):
                 let s = JSONStream()
                 _ = try write(s, FragmentReuse())
-                return try s.withBytes { try JSONReader.parse($0.assumingMemoryBound(to: UInt8.self)) }
+                return try s.withSpan { try JSONReader.parse($0) }
             case .bytes: return nil
             }
         }

@@ -94,6 +94,5 @@ struct Checksum: Sendable {
     static func of(_ bytes: Span<UInt8>) -> [UInt8] { var c = Checksum(); c.update(bytes); return c.finalize() }
     static func of(_ bytes: [UInt8]) -> [UInt8] { of(bytes[...]) }
     static func of(_ bytes: ArraySlice<UInt8>) -> [UInt8] { of(bytes.span) }
-    static func of(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { of(bytes.bytes) }
     static func of(_ bytes: RawSpan) -> [UInt8] { var c = Checksum(); c.update(bytes); return c.finalize() }
 }
