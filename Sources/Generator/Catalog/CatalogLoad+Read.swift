@@ -24,12 +24,15 @@ extension CatalogLoad {
         let key = ProductSnapshot.key(settings)
         var chunker = LineChunker(keepBytes: true)
         var read: ProductsRead
+        let fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        store.reserveText(fileSize)
         if let snapshot = snapshotFile?.take(), snapshot.key == key,
            let t = try snapshot.read(url, display: productsFile, check: &check, into: store, chunker: &chunker, threads: context.threads) {
             read = ProductsRead(records: t.records, skipped: [], taken: t, snapshot: snapshot, snapshotFile: snapshotFile, snapshotKey: key, chunker: chunker)
         } else {
             check = CatalogCheck(settings: settings, productsFile: productsFile)
             store = ProductStore.Builder(file: productsFile)
+            store.reserveText(fileSize)
             chunker = LineChunker(keepBytes: false)
             let (builder, threads) = (store, context.threads)
             var check = self.check
