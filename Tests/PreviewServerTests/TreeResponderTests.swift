@@ -264,17 +264,9 @@ final class TreeResponderTests: XCTestCase {
         """
         let index = try ServeSupport.fileIndex(Self.dist)
         let expected = Dictionary(uniqueKeysWithValues: ["app-config.json", "search-index.json"].map { ($0, index.files[$0]!) })
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script, Self.running.url.absoluteString,
-                       String(decoding: try JSONSerialization.data(withJSONObject: expected), as: UTF8.self)]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, output)
+        let (status, output) = try Command.run(["python3", "-c", script, Self.running.url.absoluteString,
+                                                String(decoding: try JSONSerialization.data(withJSONObject: expected), as: UTF8.self)])
+        XCTAssertEqual(status, 0, output)
         let result = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         for case let row as [Any] in result["rows"] as! [Any] {
             XCTAssertEqual(row[1] as? Int, 200, "\(row)")

@@ -7,17 +7,7 @@ import TestTools
 final class CodeShapeTests: XCTestCase {
     /// `python3 scripts/code-shape.py ARGS` run in `folder`: its exit status and output.
     func codeShape(_ args: [String], in folder: URL = Repository.root) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", Repository.script("code-shape.py").path] + args
-        p.currentDirectoryURL = folder
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return (p.terminationStatus, output)
+        try Command.run(["python3", Repository.script("code-shape.py").path] + args, in: folder)
     }
 
     func testSourcesKeepTheLimits() throws {
