@@ -13,8 +13,9 @@ import Schemas
 /// writer of the file. `Mutex`, which the compiler could check, needs macOS 15.)
 public final class FragmentReuse: @unchecked Sendable {
     public typealias Key = FragmentKey
-    /// Exactly `count` bytes of the earlier file from `offset`; nil when it cannot (the file changed under the build).
-    public typealias Reader = (_ offset: Int, _ count: Int) -> [UInt8]?
+    /// Reads exactly `count` bytes of the earlier file from `offset` into `buffer[..<count]` (at least that long);
+    /// false when it cannot (the file changed under the build).
+    public typealias Reader = (_ offset: Int, _ count: Int, _ buffer: inout [UInt8]) -> Bool
 
     /// The earlier file, read on demand (fragments are copied in file order: a window of it is kept, never the whole).
     private let read: Reader?
@@ -24,7 +25,7 @@ public final class FragmentReuse: @unchecked Sendable {
     /// The earlier file's last fragment (a writer that ends with a fragment of its own, like the seed indexes' maps,
     /// finds it here when its key has changed).
     public let earlierLast: Range<Int>?
-    /// Up to `windowSize` bytes of the earlier file, from `windowRange.lowerBound`.
+    /// Up to `windowSize` bytes of the earlier file, from `windowRange.lowerBound` (made on first use, then refilled).
     private var window: [UInt8] = []
     static let windowSize = 1 << 20
     private var windowRange = 0..<0
@@ -93,8 +94,8 @@ public final class FragmentReuse: @unchecked Sendable {
     /// The earlier file's bytes in `r`. Throws when they cannot be read (the file changed under the build).
     public func earlierBytes(_ r: Range<Int>) throws -> [UInt8] {
         guard let read else { throw Unreadable() }
-        if r.isEmpty { return [] }
-        guard let bytes = read(r.lowerBound, r.count), bytes.count == r.count else { throw Unreadable() }
+        var bytes = [UInt8](repeating: 0, count: r.count)
+        guard r.isEmpty || read(r.lowerBound, r.count, &bytes) else { throw Unreadable() }
         return bytes
     }
 
@@ -119,9 +120,9 @@ public final class FragmentReuse: @unchecked Sendable {
         while at < r.upperBound || first {
             // Refill the window from `at` when the next bytes are not in it.
             if !windowRange.contains(at) {
-                let n = min(Self.windowSize, max(r.upperBound, at + 1) - at)
-                guard n > 0, let bytes = read(at, n), bytes.count == n else { throw Unreadable() }
-                window = bytes
+                if window.isEmpty { window = [UInt8](repeating: 0, count: Self.windowSize) }
+                let n = min(window.count, max(r.upperBound, at + 1) - at)
+                guard n > 0, read(at, n, &window) else { throw Unreadable() }
                 windowRange = at..<(at + n)
             }
             let end = min(r.upperBound, windowRange.upperBound)

@@ -36,8 +36,10 @@ final class FragmentTableTests: XCTestCase {
         func key(_ n: UInt64) -> FragmentKey { FragmentKey(a: n, b: n, c: n, d: n) }
         let text = Array(#"[{"a":1},{"b":2},{"c":3},{"d":4}]"#.utf8)
         func reuse(_ ranges: [(key: FragmentKey, range: Range<Int>)]) -> FragmentReuse {
-            FragmentReuse(size: text.count, ranges: ranges, read: { offset, count in
-                offset >= 0 && offset + count <= text.count ? Array(text[offset..<(offset + count)]) : nil
+            FragmentReuse(size: text.count, ranges: ranges, read: { offset, count, buffer in
+                guard offset >= 0, offset + count <= text.count else { return false }
+                buffer.replaceSubrange(0..<count, with: text[offset..<(offset + count)])
+                return true
             })
         }
         // a at 1..<8, b at 9..<16, c at 17..<24, d at 25..<32; listed out of order, b twice (first wrong), one outside.

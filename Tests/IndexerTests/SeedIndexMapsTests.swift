@@ -60,8 +60,10 @@ final class SeedIndexMapsTests: XCTestCase {
     func build(_ docs: [SearchDocument], compact: Bool, earlier: Earlier?, ids: Bool = false) throws
         -> (bytes: [UInt8], spliced: Bool, copied: Int, next: Earlier, objects: [(old: ObjectLayout, new: ObjectLayout)]) {
         let reuse = earlier.map { e in
-            FragmentReuse(size: e.bytes.count, ranges: e.ranges, order: e.order, read: { offset, count in
-                offset + count <= e.bytes.count ? Array(e.bytes[offset..<(offset + count)]) : nil
+            FragmentReuse(size: e.bytes.count, ranges: e.ranges, order: e.order, read: { offset, count, buffer in
+                guard offset + count <= e.bytes.count else { return false }
+                buffer.replaceSubrange(0..<count, with: e.bytes[offset..<(offset + count)])
+                return true
             })
         } ?? FragmentReuse()
         var f = SeedIndex.Fragments(entryKeys: docs.map(Self.entryKey), tailKey: Self.tailKey(docs), reuse: reuse)

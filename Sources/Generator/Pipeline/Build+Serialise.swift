@@ -113,7 +113,7 @@ extension Build {
             var reuse = FragmentReuse()
             var size = 1024
             if let (c, old) = earlier {
-                reuse = FragmentReuse(size: old.size, ranges: c.fragments, order: c.order, read: { old.read($0, $1) })
+                reuse = FragmentReuse(size: old.size, ranges: c.fragments, order: c.order, read: { old.read($0, $1, into: &$2) })
                 size = old.size + 65536   // (about the new size: a 90 MB buffer is not grown by copies)
             }
             let text = JSONStream(capacity: size)

@@ -79,6 +79,8 @@ final class EarlierFile: Sendable {
     /// The whole file; nil when it is shorter than it was now.
     func readAll() -> [UInt8]? { FileIO.pread(fd, count: size, position: 0) }
 
-    /// Exactly `count` bytes from `offset`; nil when the file is shorter than that now.
-    func read(_ offset: Int, _ count: Int) -> [UInt8]? { FileIO.pread(fd, count: count, position: offset) }
+    /// Exactly `count` bytes from `offset` into `buffer[..<count]`; false when the file is shorter than that now.
+    func read(_ offset: Int, _ count: Int, into buffer: inout [UInt8]) -> Bool {
+        FileIO.pread(fd, filling: &buffer, count: count, position: offset)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import Crypto
 
 /// A digest of everything a build depends on: every input file (path and bytes), the options
@@ -23,7 +24,7 @@ enum InputFingerprint {
             let dir = prefix.isEmpty ? root.path : root.path + "/" + prefix
             guard let d = opendir(dir) else { continue }
             defer { closedir(d) }
-            FileIO.forEachEntry(d) { raw, _ in
+            forEachFolderEntry(d) { raw, _ in
                 let name = String(decoding: raw, as: UTF8.self)
                 let rel = prefix.isEmpty ? name : prefix + "/" + name
                 var st = stat()

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import TreeClient
 #if canImport(Glibc)
 import Glibc
@@ -184,7 +185,7 @@ public final class TreeReader: Sendable {
             // dirFD is owned here: fdopendir takes it, closedir closes it.
             guard let d = fdopendir(dirFD) else { close(dirFD); problems.append(TreeProblem(.unreadable, rel, "folder cannot be read")); return }
             defer { closedir(d) }
-            FileIO.forEachEntry(d) { raw, entryType in
+            forEachFolderEntry(d) { raw, entryType in
                 guard let name = String(validating: raw, as: UTF8.self) else {
                     let lossy = String(decoding: raw, as: UTF8.self)
                     problems.append(TreeProblem(.unsafePath, rel.isEmpty ? lossy : rel + "/" + lossy, "a name that is not UTF-8: not read")); return

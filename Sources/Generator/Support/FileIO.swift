@@ -1,5 +1,4 @@
 import Foundation
-import LowLevel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +8,7 @@ import Glibc
 private func c_syscall_openat2(_ number: Int, _ dirfd: Int32, _ path: UnsafePointer<CChar>, _ how: UnsafeRawPointer, _ size: Int) -> Int
 
 /// The system calls the generator makes on open descriptors, behind safe APIs: the one file that hands Swift arrays
-/// to `read`, `pread`, `write` and `readdir` (the rest of the generator holds descriptors and arrays, never pointers).
+/// to `read`, `pread` and `write` (the rest of the generator holds descriptors and arrays, never pointers).
 /// Every call retries on EINTR.
 enum FileIO {
     /// Reads into `buffer[at...]` from the descriptor's position: the count read, 0 at the end, -1 on an error.
@@ -35,13 +34,19 @@ enum FileIO {
     /// Exactly `count` bytes at `position`; nil when the file ends sooner or cannot be read.
     static func pread(_ fd: Int32, count: Int, position: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)
+        return pread(fd, filling: &bytes, count: count, position: position) ? bytes : nil
+    }
+
+    /// Exactly `count` bytes at `position` into `buffer[..<count]` (a buffer the caller reuses); false when the file
+    /// ends sooner or cannot be read.
+    static func pread(_ fd: Int32, filling buffer: inout [UInt8], count: Int, position: Int) -> Bool {
         var done = 0
         while done < count {
-            let n = pread(fd, into: &bytes, at: done, count: count - done, position: position + done)
-            guard n > 0 else { return nil }
+            let n = pread(fd, into: &buffer, at: done, count: count - done, position: position + done)
+            guard n > 0 else { return false }
             done += n
         }
-        return bytes
+        return true
     }
 
     /// Reads the descriptor to its end; `sizeHint` (the size `fstat` gave) sizes the first buffer. Nil on an error.
@@ -86,12 +91,6 @@ enum FileIO {
             }
             return true
         }
-    }
-
-    /// Every entry of an open folder but `.` and `..`: its name's bytes and its `d_type` (DT_UNKNOWN on file systems
-    /// that do not say).
-    static func forEachEntry(_ dir: OpaquePointer, _ body: (_ name: [UInt8], _ type: UInt8) throws -> Void) rethrows {
-        try forEachFolderEntry(dir, body)
     }
 
     /// openat2(2) below `dirfd` with RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH (`resolve`): the

@@ -1,4 +1,5 @@
 import Foundation
+import LowLevel
 import Schemas
 #if canImport(Glibc)
 import Glibc
@@ -313,7 +314,7 @@ public enum OutputGuard {
         guard let dir = opendir(path) else { return false }
         defer { closedir(dir) }
         var empty = true
-        FileIO.forEachEntry(dir) { _, _ in empty = false }
+        forEachFolderEntry(dir) { _, _ in empty = false }
         return empty
     }
 

@@ -282,7 +282,7 @@ public final class StagedTree: @unchecked Sendable {
         let fd = folder.isEmpty ? dup(outputFD) : openat(outputFD, String(folder), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0, let dir = fdopendir(fd) else { if fd >= 0 { close(fd) }; return nil }
         defer { closedir(dir) }
-        FileIO.forEachEntry(dir) { raw, type in
+        forEachFolderEntry(dir) { raw, type in
             guard type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN) else { return }
             let name = String(decoding: raw, as: UTF8.self)
             if type == UInt8(DT_UNKNOWN) {   // (a file system that does not say: asked)
