@@ -10,11 +10,11 @@ import Foundation
 /// this file and `Fragments.swift` are the Indexer's only places to do.
 public struct TokenTable<Value> {
     /// Entry number + 1 per slot (0: empty); the slot count is a power of two, at most half full.
-    private var slots: [Int32] = Array(repeating: 0, count: 64)
-    private var hashes: [UInt64] = []
+    @usableFromInline var slots: [Int32] = Array(repeating: 0, count: 64)
+    @usableFromInline var hashes: [UInt64] = []
     /// Keys back to back: entry k's key is `keyBytes[keyStarts[k]..<keyStarts[k + 1]]`.
-    private var keyBytes: [UInt8] = []
-    private var keyStarts: [Int] = [0]
+    @usableFromInline var keyBytes: [UInt8] = []
+    @usableFromInline var keyStarts: [Int] = [0]
     public private(set) var values: [Value] = []
 
     public init() {}
@@ -25,7 +25,10 @@ public struct TokenTable<Value> {
 
     public var count: Int { values.count }
 
-    /// The entry number of `key`, if present.
+    /// The entry number of `key`, if present. (Lookups are inlinable, so a caller in another module gets them
+    /// specialised for its value type: through generic metadata, reading a 100,000-file release index spent twice as
+    /// long in them.)
+    @inlinable
     public func find(_ key: Span<UInt8>) -> Int? { key.withUnsafeBufferPointer { lookUp($0) } }
 
     /// Adds `key` (which must not be present) with `value`; returns its entry number.
@@ -33,13 +36,15 @@ public struct TokenTable<Value> {
     public mutating func insert(_ key: Span<UInt8>, _ value: Value) -> Int { key.withUnsafeBufferPointer { add($0, value) } }
 
     /// Replaced by `find(_:)` taking a `Span<UInt8>`; kept until the callers in Generator have moved.
+    @inlinable
     public func find(_ key: UnsafeBufferPointer<UInt8>) -> Int? { lookUp(key) }
 
     /// Replaced by `insert(_:_:)` taking a `Span<UInt8>`; kept until the callers in Generator have moved.
     @discardableResult
     public mutating func insert(_ key: UnsafeBufferPointer<UInt8>, _ value: Value) -> Int { add(key, value) }
 
-    private func lookUp(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+    @inlinable
+    func lookUp(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
         let h = ByteHash.hash(key)
         let mask = slots.count - 1
         var s = Int(truncatingIfNeeded: h) & mask
@@ -75,7 +80,8 @@ public struct TokenTable<Value> {
         for e in values.indices { place(e, hashes[e]) }
     }
 
-    private func equal(_ e: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inlinable
+    func equal(_ e: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
         let start = keyStarts[e], len = keyStarts[e + 1] - start
         guard len == key.count else { return false }
         return keyBytes.withUnsafeBufferPointer { stored in
@@ -100,6 +106,7 @@ public enum ByteHash {
     public static func of(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 { hash(key) }
 
     /// (Unaligned eight-byte loads through a pointer: a word at a time is what makes this hash cheaper than `Hasher`.)
+    @inlinable
     static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(key.count)
         guard let p = key.baseAddress else { return h }

@@ -56,6 +56,8 @@ public enum JSONText {
 extension String {
     /// Lends the string's UTF-8 as a span (`utf8Span` needs macOS 26): the one place the library turns a string's
     /// bytes into a span, for matchers and tables that read bytes.
+    /// (Inlinable: a generic call across modules, unspecialised, cost more than the lookups it lends to.)
+    @inlinable
     package func withUTF8Span<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R {
         var s = self
         return try s.withUTF8 { try body($0.span) }

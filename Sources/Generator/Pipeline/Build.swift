@@ -25,7 +25,7 @@ public enum Build {
         if let same = try run.sameInputs(inputs, previous: previous, domains: domains) { return same }
         let earlier = try run.openPreviousBuild(following: previous)
         let compiled = try run.compile(domains, inputs, earlier: earlier)
-        let staged = try run.validateAndStage(compiled, inputs, previous: previous, earlier: earlier)
+        let staged = try run.validateAndStage(consume compiled, inputs, previous: previous, earlier: earlier)
         run.keep(staged)
         guard let checked = try run.check(staged, inputs, previous: previous, earlier: earlier) else { return run.summary }
         let released = try run.makeRelease(checked, inputs, previous: previous, earlier: earlier)

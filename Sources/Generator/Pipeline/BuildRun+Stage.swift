@@ -5,9 +5,12 @@ extension BuildRun {
     /// pass (see `Build.serialise`): each file's JSON is checked, serialised and written while it is hot in cache, then
     /// released. The content-named files follow once made, then the files that describe the others (app-config when no
     /// domain wrote it, openapi.json). The output folder itself changes only when the complete tree is swapped in.
-    func validateAndStage(_ compiled: CompiledTree, _ inputs: BuildInputs, previous: PreviousRelease?,
+    /// (`compiled` is consumed: its files are moved out, so each file's text is released once it is staged instead of
+    /// being held by the compiled tree until the build ends — 100 MB at 100k products.)
+    func validateAndStage(_ compiled: consuming CompiledTree, _ inputs: BuildInputs, previous: PreviousRelease?,
                           earlier: PreviousBuild) throws -> StagedFiles {
-        var files = compiled.files
+        var files: [OutputFile] = []
+        swap(&files, &compiled.files)
         let staged = try StagedTree(output: options.output, previousHash: { earlier.sha256(of: $0) },
                                     previousPaths: { earlier.tree?.files.map(\.path) ?? [] }, expectedFiles: files.count)
         onClose { staged.discard() }

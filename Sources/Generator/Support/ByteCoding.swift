@@ -1,14 +1,18 @@
+import Foundation
 import Crypto
 
 /// Fixed-width integers written into byte arrays, for the generator's own binary files (the build cache, the products
 /// snapshot): little-endian numbers, big-endian fingerprint words.
+///
+/// (Each number's bytes are appended at once, from its value's own bytes: a byte at a time, writing the 100k-product
+/// build cache took 0.03 s longer, on the path of a one-price-changed build — Benchmarks/catalog/small-changes.sh.)
 extension Array where Element == UInt8 {
     mutating func appendLittleEndian<T: FixedWidthInteger>(_ v: T) {
-        for k in 0..<(T.bitWidth / 8) { append(UInt8(truncatingIfNeeded: v >> (8 * k))) }
+        Swift.withUnsafeBytes(of: v.littleEndian) { append(contentsOf: $0) }
     }
 
     mutating func appendBigEndian<T: FixedWidthInteger>(_ v: T) {
-        for k in (0..<(T.bitWidth / 8)).reversed() { append(UInt8(truncatingIfNeeded: v >> (8 * k))) }
+        Swift.withUnsafeBytes(of: v.bigEndian) { append(contentsOf: $0) }
     }
 
     /// A fingerprint's 32 bytes, as `Fingerprint.bytes` gives them (without an array per fingerprint).
@@ -19,7 +23,7 @@ extension Array where Element == UInt8 {
 
 extension ContiguousArray where Element == UInt8 {
     mutating func appendLittleEndian<T: FixedWidthInteger>(_ v: T) {
-        for k in 0..<(T.bitWidth / 8) { append(UInt8(truncatingIfNeeded: v >> (8 * k))) }
+        Swift.withUnsafeBytes(of: v.littleEndian) { append(contentsOf: $0) }
     }
 
     /// The bytes of a span, appended (the loop over the span compiles to a vector copy).
@@ -43,32 +47,31 @@ extension Span where Element == UInt8 {
 
     /// Whether the two hold the same bytes.
     func elementsEqual(_ other: Span<UInt8>) -> Bool {
-        guard count == other.count else { return false }
-        for i in 0..<count where self[i] != other[i] { return false }
-        return true
+        count == other.count && compare(other, count) == 0
     }
 
     /// Byte order: the first byte that differs, else the shorter first (the order of `memcmp`, then length).
     func lexicographicallyPrecedes(_ other: Span<UInt8>) -> Bool {
-        let n = Swift.min(count, other.count)
-        for i in 0..<n where self[i] != other[i] { return self[i] < other[i] }
-        return count < other.count
+        let n = Swift.min(count, other.count), c = compare(other, n)
+        return c != 0 ? c < 0 : count < other.count
     }
 
-    /// The index of the first `byte` at or after `start`; nil when there is none. Eight bytes are tested at a time
-    /// (a 16 MB block of JSON Lines is scanned for its newlines).
+    /// `memcmp` of the first `n` bytes (at most either's count): a loop a byte at a time made the sorts of 100k
+    /// products by id and by name 0.03 s slower (a one-price-changed build, Benchmarks/catalog/small-changes.sh).
+    private func compare(_ other: Span<UInt8>, _ n: Int) -> Int32 {
+        guard n > 0 else { return 0 }
+        return withUnsafeBufferPointer { a in other.withUnsafeBufferPointer { b in memcmp(a.baseAddress!, b.baseAddress!, n) } }
+    }
+
+    /// The index of the first `byte` at or after `start`; nil when there is none.
     func firstIndex(of byte: UInt8, from start: Int = 0) -> Int? {
-        var i = Swift.max(start, 0)
-        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
-        while count - i >= 8 {
-            let word = extracting(i..<(i + 8)).littleEndian(at: 0, as: UInt64.self) ^ pattern
-            // A zero byte of `word` is a match; the lowest flagged byte is the first one.
-            let zero = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-            if zero != 0 { return i + zero.trailingZeroBitCount / 8 }
-            i += 8
+        let from = Swift.max(start, 0)
+        guard from < count else { return nil }
+        // libc's vectorised memchr: a loop eight bytes at a time made the newline scan of a one-price-changed build at
+        // 100k products (Benchmarks/catalog/small-changes.sh) 0.08 s slower.
+        return withUnsafeBufferPointer { buffer in
+            memchr(buffer.baseAddress! + from, Int32(byte), count - from).map { buffer.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self)) }
         }
-        while i < count { if self[i] == byte { return i }; i += 1 }
-        return nil
     }
 
     /// The little-endian integer at `offset` (the loads merge into one).
