@@ -113,7 +113,7 @@ public struct PublicSigningKey: Sendable, Hashable {
     public init(rawRepresentation raw: [UInt8]) throws {
         _ = try Curve25519.Signing.PublicKey(rawRepresentation: raw)   // (32 bytes, or an error)
         rawRepresentation = raw
-        keyID = SHA256.hash(data: raw).map { String(format: "%02x", $0) }.joined()
+        keyID = HTTPFetcher.sha256Hex(raw)
     }
 
     /// Whether `signature` is this key's Ed25519 signature of `message`.
