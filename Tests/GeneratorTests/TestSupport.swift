@@ -10,6 +10,11 @@ enum TestSupport {
     static let testData = Repository.testData
     static let defaultInput = repoRoot.appendingPathComponent("input")
 
+    /// The first `count` bytes of the real products file (JSON Lines): real bytes for byte-level code.
+    static func realProductBytes(_ count: Int) -> [UInt8] {
+        Array(try! Data(contentsOf: testData.appendingPathComponent("catalog/products.jsonl")).prefix(count))
+    }
+
     /// A deterministic pseudo-random generator (SplitMix64): a fixed seed gives the same draws on every run.
     struct Random {
         var state: UInt64

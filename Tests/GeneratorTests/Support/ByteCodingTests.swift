@@ -8,10 +8,7 @@ final class ByteCodingTests: XCTestCase {
     typealias Random = TestSupport.Random
 
     /// Real lines: the first 64 KB of the real products file, newlines where JSON Lines puts them.
-    static let lines: [UInt8] = {
-        let url = TestSupport.testData.appendingPathComponent("catalog/products.jsonl")
-        return Array(try! Data(contentsOf: url).prefix(64 << 10))
-    }()
+    static let lines = TestSupport.realProductBytes(64 << 10)
 
     func testFirstIndexFindsEveryNewlineOfRealLines() {
         let bytes = Self.lines

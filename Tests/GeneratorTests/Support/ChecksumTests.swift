@@ -7,10 +7,7 @@ import XCTest
 final class ChecksumTests: XCTestCase {
     typealias Random = TestSupport.Random
     /// Real bytes: the first 3 MB of the real products file.
-    static let bytes: [UInt8] = {
-        let url = TestSupport.testData.appendingPathComponent("catalog/products.jsonl")
-        return Array(try! Data(contentsOf: url).prefix(3 << 20))
-    }()
+    static let bytes = TestSupport.realProductBytes(3 << 20)
 
     /// Digests the build cache and snapshots of earlier builds carry: recorded from the implementation that wrote
     /// them (before its loads went through spans), so a rewrite that changed any digest would make every earlier
