@@ -256,6 +256,41 @@ final class ReleaseTests: XCTestCase {
         XCTAssertEqual(listed?["sha256"]?.stringValue, Build.sha256Hex([UInt8](edited)))
     }
 
+    /// Three releases, each with its own change: release 3's delta from release 1 lists exactly the files whose bytes
+    /// differ between trees 1 and 3 (both changes), and its delta from release 2 only the second change's; each delta
+    /// names the index it starts from by its sha256.
+    func testDeltasFromOlderReleasesSpanEveryChangeSinceThem() throws {
+        let work = TestSupport.tempDir("older-deltas"), input = work.appendingPathComponent("input"), out = work.appendingPathComponent("dist")
+        try FileManager.default.copyItem(at: TestSupport.defaultInput, to: input)
+        func edit(_ path: String, _ old: String, _ new: String) throws {
+            let url = input.appendingPathComponent(path)
+            let text = try String(contentsOf: url, encoding: .utf8)
+            XCTAssertTrue(text.contains(old), "\(path): \(old)")
+            try text.replacingOccurrences(of: old, with: new).write(to: url, atomically: true, encoding: .utf8)
+        }
+        var trees: [[String: Data]] = []
+        for day in 0..<3 {
+            if day == 1 { try edit("site.json", #""appVersion": "2.1.0""#, #""appVersion": "2.2.0""#) }
+            if day == 2 { try edit("catalog/products.jsonl", #""price": 73.97"#, #""price": 71.50"#) }
+            let r = try Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000 + day * 86_400))
+            XCTAssertEqual(r.version, day + 1)
+            trees.append(TestSupport.snapshot(out).filter { !$0.key.hasPrefix("releases/") && $0.key != "update-manifest.json" })
+        }
+        let last = TestSupport.snapshot(out)
+        // (The two deltas differ, so a delta from 1 made from release 2's list would fail.)
+        func differing(_ a: [String: Data], _ b: [String: Data]) -> Set<String> { Set(Set(a.keys).union(b.keys).filter { a[$0] != b[$0] }) }
+        XCTAssertNotEqual(differing(trees[0], trees[2]), differing(trees[1], trees[2]))
+        for from in [1, 2] {
+            let (a, b) = (trees[from - 1], trees[2])
+            let delta = try JSONReader.parse(XCTUnwrap(last["releases/3/delta-from-\(from).json"], "delta from \(from)"))
+            func paths(_ k: String) -> Set<String> { Set((delta[k]?.arrayValue ?? []).compactMap { $0["path"]?.stringValue }) }
+            XCTAssertEqual(paths("added"), Set(b.keys).subtracting(a.keys), "from \(from)")
+            XCTAssertEqual(paths("removed"), Set(a.keys).subtracting(b.keys), "from \(from)")
+            XCTAssertEqual(paths("changed"), Set(a.keys.filter { b[$0] != nil && b[$0] != a[$0] }), "from \(from)")
+            XCTAssertTrue(paths("changed").contains("products/300179/details.json"), "from \(from)")
+        }
+    }
+
     /// The previous release's entries by path: the first of two with one path; paths told apart by their bytes (a
     /// file's name on disk), so two spellings of "é" are two paths.
     func testEntriesByPath() {

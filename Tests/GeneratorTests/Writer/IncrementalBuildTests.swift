@@ -57,16 +57,23 @@ final class IncrementalBuildTests: XCTestCase {
             c.products[i]["price"] = NSDecimalNumber(string: String(format: "%.2f", old + Double(1 + r.below(500)) / 100))
             return "price of \(c.products[i]["itemId"]!)"
         case "name":
-            let i = anyProduct()
+            // (A product with a description other than its name when there is one: only its name changes then. In
+            // the corpus each description is the name, and stops being it here.)
+            var i = anyProduct()
+            func own(_ p: [String: Any]) -> Bool { (p["description"] as? String).map { $0 != p["name"] as? String } ?? false }
+            if let d = c.products.indices.first(where: { own(c.products[($0 + i) % c.products.count]) }) { i = (i + d) % c.products.count }
             c.products[i]["name"] = "\(c.products[i]["name"] ?? "") Pro \(serial)"
             return "name of \(c.products[i]["itemId"]!)"
         case "brand":
+            // (Always a real change: another product's brand when it differs, else a new one.)
             let i = anyProduct(), j = anyProduct()
-            c.products[i]["brand"] = r.below(3) == 0 ? "Brandnew \(serial)" : c.products[j]["brand"] ?? NSNull()
+            let other = c.products[j]["brand"] as? String
+            c.products[i]["brand"] = r.below(3) == 0 || other == nil || other == c.products[i]["brand"] as? String ? "Brandnew \(serial)" : other!
             return "brand of \(c.products[i]["itemId"]!)"
         case "category move":
             let i = anyProduct()
-            c.products[i]["category"] = cats.isEmpty ? "tools" : cats[r.below(cats.count)]["id"]!
+            let others = cats.compactMap { $0["id"] as? String }.filter { $0 != c.products[i]["category"] as? String }
+            c.products[i]["category"] = others.isEmpty ? "tools" : others[r.below(others.count)]
             return "category of \(c.products[i]["itemId"]!)"
         case "product added":
             var p = c.products[anyProduct()]
@@ -99,8 +106,10 @@ final class IncrementalBuildTests: XCTestCase {
                 var offline = c.site["offline"] as? [String: Any] ?? [:]
                 let old = offline["productsPerCategory"] as? Int ?? 10
                 offline["productsPerCategory"] = old + 1 + r.below(5)
+                // (The budget doubled too: a count the budget lowers again would change nothing.)
+                offline["budgetBytes"] = 2 * (offline["budgetBytes"] as? Int ?? 102_400)
                 c.site["offline"] = offline
-                return "offline.productsPerCategory \(old) → \(offline["productsPerCategory"]!)"
+                return "offline.productsPerCategory \(old) → \(offline["productsPerCategory"]!), budget doubled"
             default:
                 c.site["appVersion"] = "2.1.\(serial)"; c.site["minimumAppVersion"] = "2.0.0"
                 return "appVersion 2.1.\(serial)"
@@ -116,8 +125,9 @@ final class IncrementalBuildTests: XCTestCase {
 
     /// A real catalog of `count` products in a work folder, built once into `inc` (its first release, with a cache);
     /// `full` is where `incrementalAndFull` builds the full side.
-    func firstRelease(_ name: String, count: Int) throws -> (catalog: Catalog, input: URL, inc: URL, full: URL) {
-        let catalog = try Self.realCatalog(count: count)
+    func firstRelease(_ name: String, count: Int, prepare: (inout Catalog) -> Void = { _ in }) throws -> (catalog: Catalog, input: URL, inc: URL, full: URL) {
+        var catalog = try Self.realCatalog(count: count)
+        prepare(&catalog)
         let work = TestSupport.tempDir(name), input = work.appendingPathComponent("input")
         let inc = work.appendingPathComponent("inc/dist"), full = work.appendingPathComponent("full/dist")
         try catalog.write(to: input)
@@ -143,18 +153,19 @@ final class IncrementalBuildTests: XCTestCase {
         let seed: UInt64 = 20_261_125
         var r = Random(state: seed)
         var (catalog, input, inc, full) = try firstRelease("incremental", count: 2_000)
-        // Releases 1–3: two product changes each (all six kinds, in random order); 4: the global changes (each
-        // renders everything again); 5: two or three random product changes.
+        // Releases 1–3: two product changes each (all six kinds, in random order); 4 and 5: one global change each
+        // (each renders everything again; together, a settings change would hide what a renamed category alone
+        // must change); 6: two or three random product changes.
         let local = Self.productChanges.shuffledBy(&r)
-        let rounds = [Array(local[0..<2]), Array(local[2..<4]), Array(local[4..<6]), Self.globalChanges,
-                      (0..<(2 + r.below(2))).map { _ in Self.productChanges[r.below(Self.productChanges.count)] }]
+        let rounds = [Array(local[0..<2]), Array(local[2..<4]), Array(local[4..<6])] + Self.globalChanges.map { [$0] }
+            + [(0..<(2 + r.below(2))).map { _ in Self.productChanges[r.below(Self.productChanges.count)] }]
         var reusedSome = false, inPlaceSome = false
         for (k, kinds) in rounds.enumerated() {
             let round = k + 1
             let did = kinds.enumerated().map { Self.change($1, &catalog, &r, serial: round * 10 + $0) }
             try catalog.write(to: input)
             let (a, b) = try incrementalAndFull(input, inc, full, day: round)
-            XCTAssertEqual(a.version, round + 1)
+            XCTAssertEqual(a.version, round + 1, did.joined(separator: "; "))
             XCTAssertEqual(b.reused, 0)
             // A product change leaves most pages as they were: kept by the cache, not rendered.
             if kinds.allSatisfy(Self.productChanges.contains) { XCTAssertGreaterThan(a.reused, 1_500, "round \(round)") }
@@ -172,6 +183,27 @@ final class IncrementalBuildTests: XCTestCase {
         // The tree passes its own validation after all of it.
         let report = try TreeValidation.check(inc)
         XCTAssertTrue(report.problems.isEmpty, "\(report.problems.prefix(5))")
+    }
+
+    /// Each product change alone in its release (in a random set, one change can hide what another alone must
+    /// change: a new product moves the search order, and a renamed one's new words then reach the keyword maps
+    /// anyway). Each tree is the full build's, and most pages are kept.
+    func testEachProductChangeAloneGivesTheBytesOfAFullBuild() throws {
+        // (In the corpus each product's description is its name: a fifth get one of their own, so that a renamed
+        // product can be one whose description neither is nor was its name.)
+        var (catalog, input, inc, full) = try firstRelease("each-change", count: 400) { c in
+            for i in stride(from: 0, to: c.products.count, by: 5) { c.products[i]["description"] = "Sturdy and light, with a two-year warranty" }
+        }
+        var r = Random(state: 7)
+        for (k, kind) in Self.productChanges.enumerated() {
+            let day = k + 1
+            let did = Self.change(kind, &catalog, &r, serial: day)
+            try catalog.write(to: input)
+            let (a, _) = try incrementalAndFull(input, inc, full, day: day)
+            XCTAssertGreaterThan(a.reused, 250, did)
+            let x = TestSupport.snapshot(inc), y = TestSupport.snapshot(full)
+            XCTAssertEqual(Set(x.keys).union(y.keys).filter { x[$0] != y[$0] }.sorted(), [], "\(did): incremental and full trees differ")
+        }
     }
 
     /// Sorted orders are kept in the build cache (`KeptOrder`: the search order, the products' id and popularity orders,
