@@ -75,6 +75,9 @@ struct BuildCommand: ParsableCommand {
     @Flag(name: .customLong("no-cache"), help: "Read and write no build cache: every file is rendered (the tree is the same).")
     var noCache = false
 
+    @Option(name: .customLong("signing-key"), help: ArgumentHelp("A private key that signs the release (repeat for several; or GENERATOR_SIGNING_KEY holding a key's text). Required when the input holds roots/; never inside the input or output folder.", valueName: "file"))
+    var signingKeys: [String] = []
+
     func run() throws {
         let isTTY = isatty(STDERR_FILENO) == 1
         guard wait >= 0, wait.isFinite else {
@@ -120,6 +123,10 @@ struct BuildCommand: ParsableCommand {
         options.leavesMemoryToExit = true   // (the process ends after the build)
         options.cacheFolder = cache.map { OutputGuard.fileURL($0) }
         options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)
+        do { options.signingKeys = try Self.readSigningKeys(signingKeys, input: options.input, output: options.output) } catch {
+            FileHandle.standardError.write(Data("error: \(TreeReader.terminalSafe("\(error)"))\nbuild not started; \(unchanged)\n".utf8))
+            throw ExitCode(2)
+        }
         let started = Date()
         let summary: BuildSummary
         do {
@@ -198,5 +205,16 @@ enum SummaryText {
             "previousSite": .optional(s.previousSite),
             "notes": .strings(s.notes),
         ])
+    }
+}
+
+extension BuildCommand {
+    /// The keys from `--signing-key` files (never inside the input or output) and `GENERATOR_SIGNING_KEY`.
+    static func readSigningKeys(_ files: [String], input: URL, output: URL) throws -> [SigningKey] {
+        var keys = try files.map { try SigningKey.read($0, notInside: [input, output]) }
+        if let text = ProcessInfo.processInfo.environment["GENERATOR_SIGNING_KEY"], !text.isEmpty {
+            keys.append(try SigningKey(text: text, source: "GENERATOR_SIGNING_KEY"))
+        }
+        return keys
     }
 }

@@ -33,6 +33,9 @@ struct SyncCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Files downloaded at once.", valueName: "n"))
     var parallel: Int = 8
 
+    @Option(name: .long, help: ArgumentHelp("The root of trust to pin (a root.json the publisher gave you): only releases signed under it, or under a root chained from it, are taken.", valueName: "file"))
+    var root: String?
+
     func run() throws {
         guard let site = URL(string: url), let scheme = site.scheme?.lowercased(), scheme == "http" || scheme == "https",
               site.host?.isEmpty == false else {
@@ -50,8 +53,18 @@ struct SyncCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let isTTY = isatty(STDERR_FILENO) == 1
+        var trust: ReleaseTrust?
+        if let root {
+            do {
+                guard let bytes = FileManager.default.contents(atPath: root), bytes.count < 1 << 20 else { throw TrustFailure("\(root): cannot read it (a file under 1 MB)") }
+                trust = try ReleaseTrust(pinned: SignedRoot(json: Array(bytes), source: root))
+            } catch {
+                FileHandle.standardError.write(Data("error: --root: \(TreePath.shown("\(error)", limit: 2000))\n".utf8))
+                throw ExitCode(2)
+            }
+        }
         let sync = TreeSync(site: site, directory: folder,
-                            configuration: HTTPFetcher.Configuration(timeout: timeout, retries: retries, maxParallel: parallel))
+                            configuration: HTTPFetcher.Configuration(timeout: timeout, retries: retries, maxParallel: parallel), trust: trust)
         // Progress comes from several download threads at once.
         let lastShown = Locked(-1)
         let show: @Sendable (SyncProgress) -> Void = { p in
@@ -74,6 +87,10 @@ struct SyncCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             let unchanged = FileManager.default.fileExists(atPath: folder.path) ? "\(dir) is unchanged" : "nothing was written to \(dir)"
+            if e.kind == .expired {
+                let last = e.lastSuccessfulCheck.map { "last found current at \(TrustTime.text($0))" } ?? "never found current"
+                FileHandle.standardError.write(Data("stale: \(dir) \(last)\n".utf8))
+            }
             FileHandle.standardError.write(Data("error: \(TreePath.shown(e.message, limit: 2000))\nsync failed; \(unchanged)\n".utf8))
             throw ExitCode(1)
         }
@@ -86,6 +103,10 @@ struct SyncCommand: ParsableCommand {
             print("  patched \(report.patched), downloaded \(report.downloaded), deleted \(report.deleted), unchanged \(report.unchanged)")
         }
         print("  downloaded \(report.bytesDownloaded) bytes" + (report.alreadyCurrent ? "" : "; a fresh copy is \(report.freshCopyBytes) bytes"))
+        if let v = report.rootVersion, let expires = report.expires {
+            let taken = report.rootsTaken.isEmpty ? "" : " (new root(s) taken: \(report.rootsTaken.map(String.init).joined(separator: ", ")))"
+            print("  signed under root \(v)\(taken); current until \(TrustTime.text(expires))")
+        }
         for n in report.notes { print("  note: \(TreePath.shown(n, limit: 300))") }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a sync stopped; the local copy is as it was before it started.
 public struct SyncError: Error, CustomStringConvertible, Sendable {
     public enum Kind: Sendable, Equatable {
@@ -16,9 +18,16 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         case invalidRelease
         /// The local folder could not be written.
         case localFailure
+        /// The release is not signed as the pinned root requires: no signature, too few valid ones, a broken chain
+        /// of roots, a version jump or replay the roots do not allow.
+        case untrusted
+        /// The release is signed well but has expired: the copy is stale (see `lastSuccessfulCheck`).
+        case expired
     }
     public let kind: Kind
     public let message: String
+    /// For `.expired`: when a sync last found the copy current with a release that had not expired (nil: never).
+    public var lastSuccessfulCheck: Date?
     public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
     public var description: String { message }
 }

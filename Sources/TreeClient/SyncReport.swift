@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a sync did.
 public struct SyncReport: Sendable {
     /// The local copy's version before (nil: there was none).
@@ -16,6 +18,15 @@ public struct SyncReport: Sendable {
     /// The release asks apps older than this to update (from the manifest).
     public var minimumAppVersion: String?
     public var forceUpdate = false
+    /// When the release was built (the manifest's `lastUpdated`).
+    public var releaseTime: Date?
+    /// When a signed release stops being current (nil: unsigned).
+    public var expires: Date?
+    /// The root the release was checked under, and the roots taken on the way (with a pinned root).
+    public var rootVersion: Int?
+    public var rootsTaken: [Int] = []
+    /// This sync's time: the copy is known current as of now.
+    public var lastSuccessfulCheck: Date?
     /// Things worth knowing that did not stop the sync (a patch that did not give the published bytes, a damaged
     /// local file downloaded again).
     public var notes: [String] = []

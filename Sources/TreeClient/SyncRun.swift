@@ -11,13 +11,18 @@ struct SyncRun {
 
     func perform() throws -> SyncReport {
         let local = readLocal()
-        let manifest = try fetchManifest(for: local)
+        var manifest = try fetchManifest(for: local)
+        let accepted = try sync.trust.map { try checkSignature(of: &manifest, trust: $0, local: local) }
         var report = SyncReport(fromVersion: local.version, toVersion: manifest.release.version,
                                 currentVersion: manifest.release.currentVersion, alreadyCurrent: false, deltaFrom: nil,
                                 minimumAppVersion: manifest.release.minimumAppVersion, forceUpdate: manifest.release.forceUpdate)
-        try refuseRollback(to: manifest.release, from: local)
+        report.releaseTime = manifest.releaseTime
+        if let accepted { record(accepted, in: &report) }
+        // (A root that dropped a key resets the floor: see `ReleaseTrust`.)
+        if accepted?.versionFloorReset != true { try refuseRollback(to: manifest.release, from: local) }
         if isCurrent(local, manifest.release) {
             copy.writeState(manifest.state)
+            if let accepted { copy.writeCheck(.init(lastSuccessfulCheck: sync.trust!.now(), releaseTime: manifest.releaseTime, expires: accepted.release.expires)) }
             report.alreadyCurrent = true
             return report
         }
@@ -41,6 +46,7 @@ struct SyncRun {
 
         try copy.swap(in: staging)
         copy.writeState(manifest.state)
+        if let accepted { copy.writeCheck(.init(lastSuccessfulCheck: sync.trust!.now(), releaseTime: manifest.releaseTime, expires: accepted.release.expires)) }
         report.unchanged = assembly.unchanged
         report.patched = assembly.patched
         report.downloaded = assembly.download.count
@@ -98,6 +104,8 @@ struct SyncRun {
     struct FetchedManifest {
         var bytes: [UInt8]
         var release: ReleaseManifest
+        /// The manifest's `lastUpdated`.
+        var releaseTime: Date? { (try? TreeJSON.parse(bytes))?["lastUpdated"]?.string.flatMap(TrustTime.date) }
         /// The ETag to send with the next sync's request, kept once this manifest is the copy's (nil: none).
         var state: LocalCopy.State?
     }
@@ -159,5 +167,39 @@ struct SyncRun {
         case .mismatch: return SyncError(.invalidRelease, "\(f)")
         default: return SyncError(.unreachable, "\(f)")
         }
+    }
+
+    // MARK: Signatures
+
+    /// The manifest's signature checked under the pinned root (see `ReleaseTrust`), the roots read from the copy when
+    /// it has them and from the site otherwise; the release is then read from the signed payload alone.
+    func checkSignature(of manifest: inout FetchedManifest, trust: ReleaseTrust, local: Local) throws -> ReleaseTrust.Accepted {
+        let held = local.version.flatMap { v in local.indexSha256.map { (version: v, indexSha256: $0) } }
+        let accepted: ReleaseTrust.Accepted
+        do {
+            accepted = try trust.check(manifest: manifest.bytes, copy: held) { n in
+                let path = "roots/\(n).root.json"
+                if let have = copy.read(path) { return have.bytes }
+                do { return try sync.fetcher.fetch(sync.url(path)).body } catch let f as HTTPFetcher.Failure where f.isNotFound { return nil }
+            }
+        } catch let e as ReleaseTrust.ExpiredRelease {
+            var error = SyncError(.expired, "\(site): \(e); \(copy.directory.path) is unchanged and stale")
+            error.lastSuccessfulCheck = copy.readCheck()?.lastSuccessfulCheck
+            throw error
+        } catch let e as TrustFailure {
+            throw SyncError(.untrusted, "\(site): \(e)")
+        } catch let f as HTTPFetcher.Failure {
+            throw Self.failure(f)
+        }
+        do { manifest.release = try ReleaseManifest(accepted.release.payload) } catch { throw SyncError(.invalidRelease, "\(site): signed \(error)") }
+        return accepted
+    }
+
+    func record(_ accepted: ReleaseTrust.Accepted, in report: inout SyncReport) {
+        report.expires = accepted.release.expires
+        report.rootVersion = accepted.root.version
+        report.rootsTaken = accepted.rootsTaken
+        report.lastSuccessfulCheck = sync.trust?.now()
+        if accepted.versionFloorReset { report.notes.append("a new root revoked a key: the copy's version no longer bounds the release's") }
     }
 }

@@ -49,18 +49,26 @@ public final class TreeSync: Sendable {
     public let site: URL
     public let directory: URL
     public let fetcher: HTTPFetcher
+    /// The root the app pinned: only releases signed under it (or a root chained from it) are taken. Nil: the
+    /// tree's hashes are checked, not who published it.
+    public let trust: ReleaseTrust?
 
     /// `site`: the tree's base URL (the folder holding `update-manifest.json`); `directory`: the local copy (created
-    /// when missing; it must be empty or a copy made earlier, since a sync replaces it whole).
-    public init(site: URL, directory: URL, fetcher: HTTPFetcher = HTTPFetcher()) {
+    /// when missing; it must be empty or a copy made earlier, since a sync replaces it whole); `trust`: the app's
+    /// pinned root (see `ReleaseTrust`).
+    public init(site: URL, directory: URL, fetcher: HTTPFetcher = HTTPFetcher(), trust: ReleaseTrust? = nil) {
         self.site = site
         self.directory = directory
         self.fetcher = fetcher
+        self.trust = trust
     }
 
-    public convenience init(site: URL, directory: URL, configuration: HTTPFetcher.Configuration) {
-        self.init(site: site, directory: directory, fetcher: HTTPFetcher(configuration))
+    public convenience init(site: URL, directory: URL, configuration: HTTPFetcher.Configuration, trust: ReleaseTrust? = nil) {
+        self.init(site: site, directory: directory, fetcher: HTTPFetcher(configuration), trust: trust)
     }
+
+    /// When a sync last found the local copy current with a release that had not expired (nil: never, or unsigned).
+    public var lastSuccessfulCheck: Date? { LocalCopy(directory).readCheck()?.lastSuccessfulCheck }
 
     /// The same as `run(progress:)`, off the caller's thread.
     public func run() async throws -> SyncReport {

@@ -32,6 +32,9 @@ public struct BuildOptions: Sendable {
     /// being freed object by object (a quarter of a second at 100,000 products; compilers do the same). A process
     /// that builds again (tests, `serve --watch`) leaves it false.
     public var leavesMemoryToExit = false
+    /// The keys that sign the release (see `ReleaseSigning`): given when the input holds roots, never read from the
+    /// input or output folders (the CLI checks where their files lie).
+    public var signingKeys: [SigningKey] = []
 
     public init(input: URL, output: URL, previous: URL? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 epochSeconds: Int? = nil, skipBadRows: Bool = false, lockWait: Double = 60) {

@@ -28,6 +28,10 @@ extension BuildRun {
         let siteAppConfig = !files.contains { $0.path == "app-config.json" }
         if siteAppConfig { kinds[AppConfigOutput.kind.name] = AppConfigOutput.kind }
         for k in [ManifestKinds.fileIndex, ManifestKinds.delta, ManifestKinds.manifest, OpenAPIDocument.kind] { kinds[k.name] = k }
+        if let signing = inputs.signing {
+            for k in [SigningKinds.root, SigningKinds.newestRoot] { kinds[k.name] = k }
+            files += try signing.rootFiles()
+        }
         Self.addTreeFiles(to: &files, kinds: kinds, site: inputs.site)
         // Content-named files are built on a thread of their own while the others are checked and written.
         // (The work is handed over, not kept: it holds the domains' models, released once it is done.)

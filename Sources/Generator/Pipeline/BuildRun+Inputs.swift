@@ -17,13 +17,15 @@ extension BuildRun {
                                    threads: options.threads, skipBadRows: options.skipBadRows)
         context.memory = options.memory
         let release = try ReleaseSettings.read(site, file: context.displayPath(siteURL))
+        let signing = try ReleaseSigning.read(input: options.input, keys: options.signingKeys, epochSeconds: options.epochSeconds,
+                                              expiresDays: release.expiresDays)
         // Only for the standard domains: the fingerprint knows the executable, not domains passed in by a caller.
         let (input, skipBadRows) = (options.input, options.skipBadRows)
         let inputDigest = Background { try InputFingerprint.digest(input: input, skipBadRows: skipBadRows) }
         onClose { _ = try? inputDigest.wait() }
         try lockOutput(waiting: waiting)
         clock.lap("settings and lock")
-        return (BuildInputs(context: context, release: release, inputDigest: inputDigest), try readSitePrevious())
+        return (BuildInputs(context: context, release: release, inputDigest: inputDigest, signing: signing), try readSitePrevious())
     }
 
     /// One writer at a time, from reading the previous release to the swap; a killed build's leftovers go first,

@@ -68,13 +68,25 @@ extension BuildRun {
             return (f.path, part, f.sha256, f.kind)
         }, checkers: checked.files.checkers)
         clock.lap("release: files checked")
-        for f in made.files {
+        var files = made.files
+        if let signing = inputs.signing, let m = files.firstIndex(where: { $0.path == "update-manifest.json" }) {
+            files[m] = try signed(files[m], signing, checkers: checked.files.checkers)
+        }
+        for f in files {
             try staged.put(f.path, bytes: f.bytes, sha256: f.sha256)
             tree.append(.init(path: f.path, size: f.bytes.count, sha256: f.sha256, schema: f.kind.schemaPath))
         }
         ticker?.end()
         stage("manifest")
         return ReleasedTree(files: checked.files, version: version, tree: tree, cacheBytes: cacheBytes)
+    }
+
+    /// The manifest signed (see `ReleaseSigning.sign`), checked like the unsigned one.
+    private func signed(_ manifest: ReleaseFiles.NewFile, _ signing: ReleaseSigning, checkers: [OutputValidation]) throws -> ReleaseFiles.NewFile {
+        let bytes = try signing.sign(manifest: manifest.bytes, epochSeconds: options.epochSeconds)
+        let file: ReleaseFiles.NewFile = (manifest.path, bytes, Build.sha256Hex(bytes), manifest.kind)
+        try Build.check([file], checkers: checkers)
+        return file
     }
 
     /// The staged tree swapped in (or its changes applied in place), and what the summary tells of it.

@@ -10,6 +10,8 @@ struct BuildInputs {
     var context: BuildContext
     var release: ReleaseSettings
     let inputDigest: Background<String>
+    /// The roots and keys of a signed build; nil for an unsigned one.
+    let signing: ReleaseSigning?
     var site: SiteConfig { context.site }
 }
 

@@ -39,5 +39,9 @@ enum ManifestKinds {
                                           "changed": Schema.nonNegativeInteger, "removed": Schema.nonNegativeInteger,
                                           "downloadBytes": Schema.nonNegativeInteger])),
             "deltasAvailable": Schema.array(Schema.object(["fromVersion": Schema.integer(min: 1), "path": Schema.relativePath])),
+            // A signed release (see `SignedRelease`): when it expires, the root it was signed under, and the signature
+            // over the rest of the manifest.
+            "expires": Schema.optional(Schema.dateTime), "rootVersion": Schema.optional(Schema.integer(min: 1)),
+            "signed": Schema.optional(SigningKinds.envelope),
         ]))
 }

@@ -213,12 +213,16 @@ public struct ReleaseSettings: Sendable {
     /// How many earlier releases keep their file index and a delta to the new one.
     public var keep: Int
     public var forceUpdate: Bool
+    /// Days a signed release stays current after its build (`signed-release.json`'s `expires`): an app that hears
+    /// of no newer release for longer says its data is stale. A scheduled build renews it (see `ReleaseSigning`).
+    public var expiresDays: Int = 7
 
     public static func read(_ site: SiteConfig, file: String) throws -> ReleaseSettings {
         var o = try site.section("release", file: file)
-        let s = ReleaseSettings(versionPattern: try o.string("versionPattern", default: "YYYY.MM.DD.N"),
+        var s = ReleaseSettings(versionPattern: try o.string("versionPattern", default: "YYYY.MM.DD.N"),
                                 keep: try o.int("keep", default: 5, min: 1, max: 100),
                                 forceUpdate: try o.bool("forceUpdate", default: false))
+        s.expiresDays = try o.int("expiresDays", default: 7, min: 1, max: 366)
         try o.finish()
         return s
     }

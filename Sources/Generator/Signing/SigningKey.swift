@@ -65,8 +65,42 @@ extension SigningKey {
         return (privateURL, publicURL)
     }
 
+    /// Reads a key file (`--signing-key`, `keys rotate --sign`), refused when its real path (links resolved) lies
+    /// in one of `folders` (the build's input and output: a pull request controls the input, and the output is
+    /// published). Only a small regular file is read.
+    public static func read(_ path: String, notInside folders: [URL]) throws -> SigningKey {
+        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL
+        for f in folders {
+            let folder = f.resolvingSymlinksInPath().standardizedFileURL.pathComponents
+            if real.pathComponents.starts(with: folder) {
+                throw BuildError(file: path, "a signing key is never read from inside \(f.path) (the input and output "
+                                 + "folders are public); keep it elsewhere, or pass it in GENERATOR_SIGNING_KEY")
+            }
+        }
+        var st = stat()
+        guard stat(real.path, &st) == 0 else { throw BuildError(file: path, "cannot read the key (\(String(cString: strerror(errno))))") }
+        guard (st.st_mode & S_IFMT) == S_IFREG, st.st_size < 4096 else { throw BuildError(file: path, "not a key file (a small regular file)") }
+        guard let data = FileManager.default.contents(atPath: real.path) else { throw BuildError(file: path, "cannot read the key") }
+        return try SigningKey(text: String(decoding: data, as: UTF8.self), source: path)
+    }
+
+    /// Reads a public key file (`signing-key.pub`: base64 of its 32 bytes) or, given a private key file, its public key.
+    public static func readPublic(_ path: String) throws -> PublicSigningKey {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size < 4096, let data = FileManager.default.contents(atPath: path) else {
+            throw BuildError(file: path, "cannot read the key (a small regular file)")
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let raw = Data(base64Encoded: text), raw.count == 32 else {
+            throw BuildError(file: path, "not a key: expected the base64 of 32 bytes, as `generator keys generate` writes")
+        }
+        // A private key's file holds its 32 private bytes: told apart by the name `keys generate` gives it.
+        if !path.hasSuffix(".pub") { return try SigningKey(rawRepresentation: Array(raw)).publicKey }
+        return try PublicSigningKey(rawRepresentation: Array(raw))
+    }
+
     /// A new file holding `text` (O_EXCL: never one that exists, nor through a symlink).
-    private static func create(_ url: URL, _ text: String, mode: mode_t) throws {
+    static func create(_ url: URL, _ text: String, mode: mode_t) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw BuildError(file: url.path, "cannot create (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
