@@ -78,6 +78,9 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .customLong("signing-key"), help: ArgumentHelp("A private key that signs the release (repeat for several; or GENERATOR_SIGNING_KEY holding a key's text). Required when the input holds roots/; never inside the input or output folder.", valueName: "file"))
     var signingKeys: [String] = []
 
+    @Flag(name: .customLong("accept-unsigned-previous"), help: "With roots in the input and --previous URL: continue from an unsigned release there (a site's first signed release). Otherwise the site's release must be signed under the input's roots.")
+    var acceptUnsignedPrevious = false
+
     func run() throws {
         let isTTY = isatty(STDERR_FILENO) == 1
         guard wait >= 0, wait.isFinite else {
@@ -120,6 +123,7 @@ struct BuildCommand: ParsableCommand {
         options.previousSite = site
         options.firstRelease = firstRelease
         options.useCache = !noCache
+        options.acceptUnsignedPrevious = acceptUnsignedPrevious
         options.leavesMemoryToExit = true   // (the process ends after the build)
         options.cacheFolder = cache.map { OutputGuard.fileURL($0) }
         options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)

@@ -35,6 +35,9 @@ public struct BuildOptions: Sendable {
     /// The keys that sign the release (see `ReleaseSigning`): given when the input holds roots, never read from the
     /// input or output folders (the CLI checks where their files lie).
     public var signingKeys: [SigningKey] = []
+    /// A signed build may continue from an unsigned release at `previousSite` (a site's first signed release);
+    /// otherwise the site's release must be signed under the input's roots.
+    public var acceptUnsignedPrevious = false
 
     public init(input: URL, output: URL, previous: URL? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 epochSeconds: Int? = nil, skipBadRows: Bool = false, lockWait: Double = 60) {

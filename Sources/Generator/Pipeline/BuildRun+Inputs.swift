@@ -25,7 +25,7 @@ extension BuildRun {
         onClose { _ = try? inputDigest.wait() }
         try lockOutput(waiting: waiting)
         clock.lap("settings and lock")
-        return (BuildInputs(context: context, release: release, inputDigest: inputDigest, signing: signing), try readSitePrevious())
+        return (BuildInputs(context: context, release: release, inputDigest: inputDigest, signing: signing), try readSitePrevious(signing))
     }
 
     /// One writer at a time, from reading the previous release to the swap; a killed build's leftovers go first,
@@ -40,7 +40,7 @@ extension BuildRun {
     }
 
     /// The live site's release (`--previous URL`), or what `--first-release` says.
-    private func readSitePrevious() throws -> PreviousRelease? {
+    private func readSitePrevious(_ signing: ReleaseSigning?) throws -> PreviousRelease? {
         if options.firstRelease {
             summary.notes.append("--first-release: a new release history starts at version 1" + (options.previousSite.map { " (\($0.absoluteString) was not read)" } ?? ""))
             return nil
@@ -48,7 +48,8 @@ extension BuildRun {
         guard let site = options.previousSite else { return nil }
         summary.previousSite = site.absoluteString
         progress("reading the previous release from \(site.absoluteString)")
-        let found = try PreviousRelease.load(site: site, fetcher: HTTPFetcher(options.http), progress: progress)
+        let found = try PreviousRelease.load(site: site, fetcher: HTTPFetcher(options.http), signing: signing,
+                                             acceptUnsigned: options.acceptUnsignedPrevious, progress: progress)
         summary.notes.append(found.map { "previous release: version \($0.version) (\($0.currentVersion)) at \(site.absoluteString)" }
                              ?? "no release published at \(site.absoluteString) yet (update-manifest.json: HTTP 404): this is release 1")
         return found

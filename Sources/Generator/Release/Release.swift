@@ -71,18 +71,37 @@ public struct PreviousRelease: Sendable {
     /// The release published at `site`; nil only when the site answers 404 for `update-manifest.json` (nothing
     /// published yet). Anything else that stops the reading — no connection, a timeout, a 5xx, a file index whose
     /// size or hash differs from the manifest's — is an error: the build never starts over at version 1 by itself.
-    static func load(site: URL, fetcher: HTTPFetcher, progress: @escaping (String) -> Void = { _ in }) throws -> PreviousRelease? {
-        try load(source: try SiteRelease(site: site, fetcher: fetcher, progress: progress))
+    /// `signing`: a signed build's roots, under which the site's release must be signed (see `checkSignature`).
+    static func load(site: URL, fetcher: HTTPFetcher, signing: ReleaseSigning? = nil, acceptUnsigned: Bool = false,
+                     progress: @escaping (String) -> Void = { _ in }) throws -> PreviousRelease? {
+        try load(source: try SiteRelease(site: site, fetcher: fetcher, progress: progress), signing: signing, acceptUnsigned: acceptUnsigned)
     }
 
-    static func load(source: ReleaseSource) throws -> PreviousRelease? {
-        do { return try load(source) } catch let e as Unreadable { throw source.failure(e.why) }
+    static func load(source: ReleaseSource, signing: ReleaseSigning? = nil, acceptUnsigned: Bool = false) throws -> PreviousRelease? {
+        do { return try load(source, signing: signing, acceptUnsigned: acceptUnsigned) } catch let e as Unreadable { throw source.failure(e.why) }
+    }
+
+    /// The manifest a signed build continues from, checked as an app would under the input's roots (root 1 pinned,
+    /// the chain read from the input), its expiry aside: its signed payload, or the manifest itself when it is
+    /// unsigned and `acceptUnsigned` (the first signed release of a site). A forged or unsigned previous release
+    /// would otherwise set the version and the deltas every app then receives.
+    static func checkSignature(_ manifest: [UInt8], _ signing: ReleaseSigning, acceptUnsigned: Bool) throws -> [UInt8] {
+        let roots = signing.roots
+        let trust: ReleaseTrust
+        do { trust = try ReleaseTrust(pinned: roots[0]) } catch { throw Unreadable(why: "\(error)") }
+        if acceptUnsigned, (try? SignedRelease.of(manifest: manifest)) == nil { return manifest }
+        do {
+            return try trust.check(manifest: manifest, copy: nil, ignoringExpiry: true) { n in n <= roots.count ? roots[n - 1].bytes : nil }.release.payload
+        } catch {
+            let hint = (try? SignedRelease.of(manifest: manifest)) == nil ? " (for a site's first signed release: --accept-unsigned-previous)" : ""
+            throw Unreadable(why: "\(error)\(hint)")
+        }
     }
 
     /// Why a release's manifest or index cannot be trusted (the caller words the error for its command).
     struct Unreadable: Error { let why: String }
 
-    static func load(_ source: ReleaseSource) throws -> PreviousRelease? {
+    static func load(_ source: ReleaseSource, signing: ReleaseSigning? = nil, acceptUnsigned: Bool = false) throws -> PreviousRelease? {
         func parse(_ path: String, _ bytes: [UInt8]) throws -> JSON {
             do { return try JSONReader.parse(bytes) } catch { throw Unreadable(why: "\(path): invalid JSON (\(TreeReader.shown("\(error)", limit: 120)))") }
         }
@@ -90,7 +109,8 @@ public struct PreviousRelease: Sendable {
         do { manifestBytes = try source.read("update-manifest.json", expected: nil) } catch let p as TreeProblem where p.kind == .missing {
             return nil
         } catch { throw Unreadable(why: "\(error)") }
-        let manifest = try parse("update-manifest.json", manifestBytes)
+        let signedBytes = try signing.map { try checkSignature(manifestBytes, $0, acceptUnsigned: acceptUnsigned) } ?? manifestBytes
+        let manifest = try parse("update-manifest.json", signedBytes)
         guard let version = manifest["version"]?.intValue, version >= 1 else { throw Unreadable(why: "update-manifest.json: no version") }
         guard let indexPath = manifest["fileIndex"]?["path"]?.stringValue ?? manifest["fileIndex"]?.stringValue else {
             throw Unreadable(why: "update-manifest.json: fileIndex names no file")
