@@ -198,7 +198,7 @@ enum SummaryText {
 
     static func json(_ s: BuildSummary, seconds: Double) -> JSON {
         .obj([
-            "changed": .bool(s.changed), "version": .int(s.version), "currentVersion": .string(s.currentVersion),
+            "changed": .bool(s.changed), "renewed": .bool(s.renewed), "version": .int(s.version), "currentVersion": .string(s.currentVersion),
             "files": .int(s.fileCount), "bytes": .int(s.totalBytes), "written": .int(s.written), "unchanged": .int(s.linked),
             "reused": .int(s.reused), "inPlace": .bool(s.inPlace), "productLinesReused": .int(s.productLinesReused),
             "seconds": .double((seconds * 1000).rounded() / 1000),

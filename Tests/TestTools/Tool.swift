@@ -57,6 +57,7 @@ public struct Tool: Sendable, Hashable, CustomStringConvertible {
     public static let numpy = Tool(.pythonModule("numpy"), from: .pip("numpy"))
     public static let yaml = Tool(.pythonModule("yaml"), from: .pip("PyYAML"))
     public static let requests = Tool(.pythonModule("requests"), from: .pip("requests"))
+    public static let cryptography = Tool(.pythonModule("cryptography"), from: .pip("cryptography"))
 
     /// True when a missing tool must fail its test (`REQUIRE_TOOLS=1`, set by `scripts/test`).
     public static var mustBePresent: Bool { ProcessInfo.processInfo.environment["REQUIRE_TOOLS"] == "1" }

@@ -69,7 +69,9 @@ extension BuildRun {
         var clock = TraceClock()
         let same = previous.inputDigest == (try inputs.inputDigest.wait())
         clock.lap("input fingerprint")
-        return same ? unchanged(previous) : nil
+        guard same else { return nil }
+        try renewSignature(of: previous, inputs.signing)
+        return unchanged(previous)
     }
 
     /// What the build before left in the output folder: its tree, and its cache read on a thread of its own while the

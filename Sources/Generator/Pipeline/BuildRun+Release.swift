@@ -31,6 +31,7 @@ extension BuildRun {
             if let why = earlier.saveCache(of: checked.files, release: tree.fileIndex.sha256, output: options.output) { summary.warnings.append(why) }
         }
         if let why = earlier.productSnapshot?.commit() { summary.warnings.append(why) }
+        try renewSignature(of: previous, inputs.signing)
         _ = unchanged(previous)
         return nil
     }

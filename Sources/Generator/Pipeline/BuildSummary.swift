@@ -10,6 +10,8 @@ public struct BuildSummary: Sendable {
     public var written = 0, linked = 0, removed = 0
     /// False when the content equals the previous release: no version was created and nothing was written.
     public var changed = true
+    /// Nothing new, but the release's signature was renewed with a later expiry (see `BuildRun.renewSignature`).
+    public var renewed = false
     public var version = 0
     public var currentVersion = ""
     public var stageSeconds: [(String, Double)] = []

@@ -4,6 +4,7 @@ import Foundation
 import Schemas
 import TreeClient
 import FaultServerSupport
+import TestTools
 
 /// A sync that pins root 1 against a hostile HTTP server on 127.0.0.1 serving real signed trees (`SignedTrees`),
 /// altered as The Update Framework's attacks alter an update channel. Each attack ends in a clear error and a copy
@@ -235,5 +236,23 @@ final class SignedSyncTests: XCTestCase {
             XCTAssertTrue("\(e)".contains("is not signed"), "\(e)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.path))
+    }
+
+    /// Another Ed25519 implementation (Python's `cryptography`, scripts/check-signature.py) agrees: release 4's
+    /// roots and manifest check out from root 1; a manifest signed by a stranger's key does not.
+    func testAnOutsideImplementationChecksTheSignatures() throws {
+        try Tool.require(.python3, .cryptography)
+        let pinned = TestSupport.tempDir("signed-judge").appendingPathComponent("root.json")
+        try Data(signed.roots[0]).write(to: pinned)
+        let script = Repository.script("check-signature.py").path
+        let good = try TestSupport.run(["python3", script, signed.trees[3].path, pinned.path])
+        XCTAssertEqual(good.status, 0, good.output)
+        XCTAssertTrue(good.output.contains("root 3 signed by root 2's threshold"), good.output)
+        XCTAssertTrue(good.output.hasSuffix("0 failed\n") || good.output.contains(" 0 failed"), good.output)
+        let site = try signed.hostileCopy(of: 4, "judge")
+        try SignedTrees.writeManifest(try SignedTrees.payload(of: site), signedBy: [SigningKey.generate()], into: site)
+        let bad = try TestSupport.run(["python3", script, site.path, pinned.path])
+        XCTAssertEqual(bad.status, 1, bad.output)
+        XCTAssertTrue(bad.output.contains("FAIL 0 valid signature(s) by root 3's keys"), bad.output)
     }
 }
