@@ -194,8 +194,9 @@ final class SignedSyncTests: XCTestCase {
                                   payload: SignedRoot.payload(version: 2, expires: Date().addingTimeInterval(86_400), threshold: 1,
                                                               maxVersionJump: 1000, keys: [thief.publicKey]))
         root = try thief.sign(root)
-        try Data(root.json).write(to: site.appendingPathComponent("roots/2.root.json"))
-        try SignedTrees.writeManifest(try SignedTrees.payload(of: site), signedBy: [thief], into: site)
+        // (Listed in the file index the thief's manifest names, as a thief would.)
+        for path in ["roots/2.root.json", "root.json"] { try Data(root.json).write(to: site.appendingPathComponent(path)) }
+        try SignedTrees.writeManifest(try SignedTrees.relist(["roots/2.root.json", "root.json"], in: site), signedBy: [thief], into: site)
         try assertRefused(site, dir, .untrusted, "root 2 lacks 1 valid signature(s) by the keys of root 1")
     }
 

@@ -86,4 +86,22 @@ struct SignedTrees {
     static func replacing(_ object: JSONObject, _ key: String, with value: JSON) -> JSONObject {
         JSONObject(object.members.map { ($0.key, $0.key == key ? value : $0.value) })
     }
+
+    /// What a thief holding a signing key publishes: `paths` of `tree` (already rewritten) listed again in its file
+    /// index with their new sha256 and size, and the manifest's payload naming that index (to be signed).
+    static func relist(_ paths: [String], in tree: URL) throws -> JSONObject {
+        var payload = try payload(of: tree)
+        let indexPath = payload["fileIndex"]!["path"]!.stringValue!
+        let indexURL = tree.appendingPathComponent(indexPath)
+        guard case .object(var index) = try JSONReader.parse(Data(contentsOf: indexURL)) else { throw CocoaError(.fileReadCorruptFile) }
+        let files = index["files"]!.arrayValue!.map { entry -> JSON in
+            guard let p = entry["path"]?.stringValue, paths.contains(p), let bytes = FileManager.default.contents(atPath: tree.appendingPathComponent(p).path) else { return entry }
+            return .obj(["path": .string(p), "sha256": .string(Build.sha256Hex([UInt8](bytes))), "size": .int(bytes.count), "schema": entry["schema"] ?? .null])
+        }
+        index = replacing(index, "files", with: .array(files))
+        let bytes = try JSONWriter().bytes(.object(index))
+        try Data(bytes).write(to: indexURL)
+        payload = replacing(payload, "fileIndex", with: .obj(["path": .string(indexPath), "sha256": .string(Build.sha256Hex(bytes)), "size": .int(bytes.count)]))
+        return payload
+    }
 }
