@@ -81,6 +81,9 @@ struct BuildCommand: ParsableCommand {
     @Flag(name: .customLong("accept-unsigned-previous"), help: "With roots in the input and --previous URL: continue from an unsigned release there (a site's first signed release). Otherwise the site's release must be signed under the input's roots.")
     var acceptUnsignedPrevious = false
 
+    @Flag(help: "Build an input with roots/ without signing it (a pull request's preview, which must not hold the key). Apps that pin a root refuse such a tree.")
+    var unsigned = false
+
     func run() throws {
         let isTTY = isatty(STDERR_FILENO) == 1
         guard wait >= 0, wait.isFinite else {
@@ -124,6 +127,7 @@ struct BuildCommand: ParsableCommand {
         options.firstRelease = firstRelease
         options.useCache = !noCache
         options.acceptUnsignedPrevious = acceptUnsignedPrevious
+        options.unsigned = unsigned
         options.leavesMemoryToExit = true   // (the process ends after the build)
         options.cacheFolder = cache.map { OutputGuard.fileURL($0) }
         options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)

@@ -38,6 +38,8 @@ public struct BuildOptions: Sendable {
     /// A signed build may continue from an unsigned release at `previousSite` (a site's first signed release);
     /// otherwise the site's release must be signed under the input's roots.
     public var acceptUnsignedPrevious = false
+    /// Build an input with roots without signing it (see `ReleaseSigning.read`).
+    public var unsigned = false
 
     public init(input: URL, output: URL, previous: URL? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 epochSeconds: Int? = nil, skipBadRows: Bool = false, lockWait: Double = 60) {

@@ -17,7 +17,7 @@ extension BuildRun {
                                    threads: options.threads, skipBadRows: options.skipBadRows)
         context.memory = options.memory
         let release = try ReleaseSettings.read(site, file: context.displayPath(siteURL))
-        let signing = try ReleaseSigning.read(input: options.input, keys: options.signingKeys, epochSeconds: options.epochSeconds,
+        let signing = try ReleaseSigning.read(input: options.input, keys: options.signingKeys, unsigned: options.unsigned, epochSeconds: options.epochSeconds,
                                               expiresDays: release.expiresDays)
         // Only for the standard domains: the fingerprint knows the executable, not domains passed in by a caller.
         let (input, skipBadRows) = (options.input, options.skipBadRows)

@@ -8,7 +8,7 @@ extension BuildRun {
     /// a scheduled build keeps apps from finding the release stale. Nothing is written when the expiry would not move
     /// forward under the same root.
     func renewSignature(of previous: PreviousRelease, _ signing: ReleaseSigning?) throws {
-        guard let signing, options.previousSite == nil, options.previous == nil || options.previous == options.output else { return }
+        guard let signing, !signing.keys.isEmpty, options.previousSite == nil, options.previous == nil || options.previous == options.output else { return }
         let old = try TreeReader(root: options.output).read("update-manifest.json")
         guard case .object(let members)? = try? JSONReader.parse(old) else { return }
         let before = members["expires"]?.stringValue.flatMap(TrustTime.date)

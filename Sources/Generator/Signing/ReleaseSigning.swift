@@ -13,6 +13,7 @@ import TreeClient
 struct ReleaseSigning: Sendable {
     /// The roots, version 1 first.
     let roots: [SignedRoot]
+    /// Empty for an `unsigned` build.
     let keys: [SigningKey]
     /// Seconds a signed release stays current after the build.
     let lifetime: Int
@@ -22,8 +23,10 @@ struct ReleaseSigning: Sendable {
     /// Where the roots are kept in the input folder.
     static let folder = "roots"
 
-    /// The signing of a build from `input` with `keys`; nil for an unsigned build (no roots, no keys).
-    static func read(input: URL, keys: [SigningKey], epochSeconds: Int, expiresDays: Int) throws -> ReleaseSigning? {
+    /// The signing of a build from `input` with `keys`; nil for an unsigned build (no roots, no keys). `unsigned`: the
+    /// roots are published and a previous site release checked under them, but nothing is signed (a pull request's
+    /// preview build, which must not hold the key; apps that pin a root refuse such a tree).
+    static func read(input: URL, keys: [SigningKey], unsigned: Bool = false, epochSeconds: Int, expiresDays: Int) throws -> ReleaseSigning? {
         let root = try InputFiles.root(input)
         let folder = try InputFiles.resolve(folder, root: root, file: "\(input.lastPathComponent)/\(folder)", field: nil)
         let display = "\(input.lastPathComponent)/\(Self.folder)"
@@ -59,6 +62,10 @@ struct ReleaseSigning: Sendable {
             roots.append(r)
         }
         let newest = roots[roots.count - 1], shown = "\(display)/\(newest.version).root.json"
+        if unsigned {
+            guard keys.isEmpty else { throw BuildError(file: shown, "--unsigned and a signing key together: choose one") }
+            return ReleaseSigning(roots: roots, keys: [], lifetime: expiresDays * 86_400)
+        }
         guard !keys.isEmpty else {
             throw BuildError(file: shown, "the tree is signed under this root, but no signing key was given: pass "
                              + "--signing-key FILE or set GENERATOR_SIGNING_KEY (an unsigned tree would be refused by every app)")
