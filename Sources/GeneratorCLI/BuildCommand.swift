@@ -116,22 +116,10 @@ struct BuildCommand: ParsableCommand {
         // What a failure leaves: the previous tree as it was, or no tree at all.
         let hadTree = FileManager.default.fileExists(atPath: out)
         let unchanged = hadTree ? "\(out) was left unchanged" : "nothing was written to \(out)"
-        var options = BuildOptions(input: OutputGuard.fileURL(input), output: OutputGuard.fileURL(out),
-                                   previous: folder.map { OutputGuard.fileURL($0) },
-                                   threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows,
-                                   lockWait: wait)
         // Progress goes to stderr, so --json keeps stdout pure JSON even with --progress.
         let showProgress = progress || (isTTY && !json)
-        if showProgress { options.progressInterval = 1 }
-        options.previousSite = site
-        options.firstRelease = firstRelease
-        options.useCache = !noCache
-        options.acceptUnsignedPrevious = acceptUnsignedPrevious
-        options.unsigned = unsigned
-        options.leavesMemoryToExit = true   // (the process ends after the build)
-        options.cacheFolder = cache.map { OutputGuard.fileURL($0) }
-        options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)
-        do { options.signingKeys = try Self.readSigningKeys(signingKeys, input: options.input, output: options.output) } catch {
+        let options: BuildOptions
+        do { options = try buildOptions(site: site, folder: folder, showProgress: showProgress) } catch {
             FileHandle.standardError.write(Data("error: \(TreeReader.terminalSafe("\(error)"))\nbuild not started; \(unchanged)\n".utf8))
             throw ExitCode(2)
         }
@@ -217,6 +205,26 @@ enum SummaryText {
 }
 
 extension BuildCommand {
+    /// The options of this command line (`site`: --previous as a URL; `folder`: as a folder). Throws when a signing
+    /// key cannot be read, or lies inside the input or output folder.
+    func buildOptions(site: URL?, folder: String?, showProgress: Bool) throws -> BuildOptions {
+        var options = BuildOptions(input: OutputGuard.fileURL(input), output: OutputGuard.fileURL(out),
+                                   previous: folder.map { OutputGuard.fileURL($0) },
+                                   threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, skipBadRows: skipBadRows,
+                                   lockWait: wait)
+        if showProgress { options.progressInterval = 1 }
+        options.previousSite = site
+        options.firstRelease = firstRelease
+        options.useCache = !noCache
+        options.acceptUnsignedPrevious = acceptUnsignedPrevious
+        options.unsigned = unsigned
+        options.leavesMemoryToExit = true   // (the process ends after the build)
+        options.cacheFolder = cache.map { OutputGuard.fileURL($0) }
+        options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)
+        options.signingKeys = try Self.readSigningKeys(signingKeys, input: options.input, output: options.output)
+        return options
+    }
+
     /// The keys from `--signing-key` files (never inside the input or output) and `GENERATOR_SIGNING_KEY`.
     static func readSigningKeys(_ files: [String], input: URL, output: URL) throws -> [SigningKey] {
         var keys = try files.map { try SigningKey.read($0, notInside: [input, output]) }
