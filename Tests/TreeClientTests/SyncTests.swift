@@ -144,6 +144,30 @@ final class SyncTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("copy").path))
     }
 
+    /// A `.DIR.sync-PID` folder the sync did not mark as its own (this very pid, or another) survives a sync; a
+    /// marked one, left by a killed sync, is removed.
+    func testForeignStagingFoldersSurvive() throws {
+        let dir = work.appendingPathComponent("app/copy")
+        let parent = dir.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        var foreign: [URL] = []
+        for name in [".copy.sync-\(getpid())", ".copy.sync-4194303"] {
+            let folder = parent.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("tree"), withIntermediateDirectories: true)
+            try Data("someone's file\n".utf8).write(to: folder.appendingPathComponent("tree/keep.txt"))
+            foreign.append(folder)
+        }
+        let abandoned = parent.appendingPathComponent(".copy.sync-4194302")
+        try FileManager.default.createDirectory(at: abandoned, withIntermediateDirectories: true)
+        try Data("tree sync staging folder\npid 4194302\n".utf8).write(to: abandoned.appendingPathComponent("made-by-tree-sync"))
+        _ = try client(dir).run(progress: nil)
+        XCTAssertEqual(snapshot(dir), snapshot(r1.root))
+        for folder in foreign {
+            XCTAssertEqual(try? String(contentsOf: folder.appendingPathComponent("tree/keep.txt"), encoding: .utf8), "someone's file\n", folder.path)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: abandoned.path))
+    }
+
     func testUnreachableSite() throws {
         server.stop()
         XCTAssertThrowsError(try client(work.appendingPathComponent("copy"), retries: 0).run(progress: nil)) { e in
