@@ -168,6 +168,24 @@ final class SyncTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: abandoned.path))
     }
 
+    /// A server below the minimum rate is dropped at the end of a rate window, the copy unchanged.
+    func testATrickleBelowTheMinimumRateFails() throws {
+        let dir = work.appendingPathComponent("copy")
+        _ = try client(dir).run(progress: nil)
+        let before = snapshot(dir)
+        try server.serve(r2.root)
+        try server.fault(["new/c.json": "trickle"])
+        let sync = TreeSync(site: server.base, directory: dir,
+                            configuration: .init(timeout: 5, retries: 0, minimumRate: 50, rateWindow: 2))
+        XCTAssertThrowsError(try sync.run(progress: nil)) { e in
+            XCTAssertEqual((e as? SyncError)?.kind, .unreachable, "\(e)")
+            XCTAssertTrue("\(e)".contains("new/c.json: sent "), "\(e)")
+            XCTAssertTrue("\(e)".contains(" bytes in 2 s, below the minimum rate of 50 bytes/s"), "\(e)")
+        }
+        XCTAssertEqual(snapshot(dir), before)
+        assertNoLeftovers(dir)
+    }
+
     func testUnreachableSite() throws {
         server.stop()
         XCTAssertThrowsError(try client(work.appendingPathComponent("copy"), retries: 0).run(progress: nil)) { e in
