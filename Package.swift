@@ -30,7 +30,13 @@ let package = Package(
         .target(name: "LowLevel"),
         .target(name: "Schemas", dependencies: ["LowLevel"], resources: [.copy("MetaSchemas")]),
         .target(name: "Indexer", dependencies: ["Schemas"]),
-        .target(name: "TreeClient", dependencies: ["LowLevel", .product(name: "Crypto", package: "swift-crypto")]),
+        // libcurl's easy interface loaded at run time: TreeClient's transport on Linux, where URLSession can neither
+        // stop a flooding transfer nor wait on a slow one without spinning (see HTTPFetcher+Curl.swift).
+        .target(name: "CCurlShim"),
+        .target(name: "TreeClient", dependencies: [
+            "LowLevel", .product(name: "Crypto", package: "swift-crypto"),
+            .target(name: "CCurlShim", condition: .when(platforms: [.linux])),
+        ]),
         .target(name: "Generator", dependencies: [
             "Schemas", "Indexer", "CZlib", "TreeClient", "LowLevel",
             .product(name: "Crypto", package: "swift-crypto"),

@@ -17,9 +17,17 @@ files):
 
 MODE is one of: 500, 404, truncate (full Content-Length, half the body, then close), corrupt (one byte flipped,
 same length), reset (half the body, then a TCP reset), slow (no answer for 30 s), slowN (N seconds). Prefix
-once: to apply a fault to the next matching request only.
+once: to apply a fault to the next matching request only. Hostile modes (a server that attacks its client):
+
+    endless       200, no Content-Length: the body, then zeros without end (until the client hangs up)
+    hugelength    200 with Content-Length 6 GB, then zeros without end
+    gzipbomb      200, Content-Encoding: gzip, a 10 MB body that expands to 10 GiB of zeros
+    trickle       the right headers and body, one byte a second
+    301to404      301 to a path of this server that answers 404
+    301tofile     301 to file:///etc/passwd
+    301moved      301 to the same path under /moved/ (a site that moved)
 """
-import hashlib, json, mimetypes, os, socket, struct, sys, threading, time
+import hashlib, json, mimetypes, os, socket, struct, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -126,6 +134,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(304); self.send_header("ETag", etag); self.send_header("Content-Length", "0"); self.end_headers()
             return
         ctype = TYPES.get(os.path.splitext(rel)[1], mimetypes.guess_type(rel)[0] or "application/octet-stream")
+        if mode in HOSTILE:
+            return HOSTILE[mode](self, rel, body, ctype)
         if mode and mode.startswith("slow"):
             time.sleep(float(mode[4:] or 30))
         if mode == "corrupt" and body:
@@ -149,6 +159,98 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_HEAD(self):
         self.serve(True)
+
+
+def zeros_forever(handler):
+    """Zeros until the client hangs up."""
+    chunk = bytes(65536)
+    try:
+        while True:
+            handler.wfile.write(chunk)
+    except OSError:
+        pass
+    handler.close_connection = True
+
+
+def endless(handler, rel, body, ctype, length=None):
+    handler.send_response(200)
+    handler.send_header("Content-Type", ctype)
+    if length is not None:
+        handler.send_header("Content-Length", str(length))
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    try:
+        handler.wfile.write(body)
+    except OSError:
+        return
+    zeros_forever(handler)
+
+
+def bomb_parts():
+    """A gzip stream of 1 MiB blocks of zeros: its start, then a block that may repeat any number of times (each one
+    ends with a full flush, so it refers to nothing before it)."""
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(1 << 20)
+    start = c.compress(block) + c.flush(zlib.Z_FULL_FLUSH)
+    again = c.compress(block) + c.flush(zlib.Z_FULL_FLUSH)
+    return start, again
+
+
+BOMB = bomb_parts()
+
+
+def gzipbomb(handler, rel, body, ctype):
+    start, again = BOMB
+    count = 10240                                   # 10 GiB of zeros, about 10 MB sent
+    handler.send_response(200)
+    handler.send_header("Content-Type", ctype)
+    handler.send_header("Content-Encoding", "gzip")
+    handler.send_header("Content-Length", str(len(start) + count * len(again)))
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    try:
+        handler.wfile.write(start)
+        for _ in range(count):
+            handler.wfile.write(again)
+    except OSError:
+        pass
+    handler.close_connection = True
+
+
+def trickle(handler, rel, body, ctype):
+    handler.send_response(200)
+    handler.send_header("Content-Type", ctype)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    try:
+        for i in range(len(body)):
+            handler.wfile.write(body[i:i + 1])
+            handler.wfile.flush()
+            time.sleep(1)
+    except OSError:
+        pass
+    handler.close_connection = True
+
+
+def redirect(location):
+    def send(handler, rel, body, ctype):
+        target = location(handler, rel)
+        handler.send_response(301)
+        handler.send_header("Location", target)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+    return send
+
+
+HOSTILE = {
+    "endless": endless,
+    "hugelength": lambda h, rel, body, ctype: endless(h, rel, body, ctype, length=6 << 30),
+    "gzipbomb": gzipbomb,
+    "trickle": trickle,
+    "301to404": redirect(lambda h, rel: "/gone/" + rel),
+    "301tofile": redirect(lambda h, rel: "file:///etc/passwd"),
+    "301moved": redirect(lambda h, rel: "http://127.0.0.1:%d/moved/%s" % (h.server.server_address[1], rel)),
+}
 
 
 def main():

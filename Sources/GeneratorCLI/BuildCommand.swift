@@ -28,7 +28,8 @@ struct BuildCommand: ParsableCommand {
         index, and the old version of each changed JSON file for the patches, every file checked against its hash): \
         versions and deltas continue from what apps have even when no earlier tree is at hand. A 404 for \
         update-manifest.json means nothing is published yet (release 1). Any other failure (no connection, a timeout, \
-        a 5xx, a hash that does not match) fails the build: it never starts over at version 1 by itself; \
+        a 5xx, a redirect, which is never followed, a body larger than listed, a server below 100 bytes/s, a step \
+        past --deadline, a hash that does not match) fails the build: it never starts over at version 1 by itself; \
         --first-release does, deliberately.
 
         Exit codes: 0 built (or nothing changed), 1 input errors, a failed write or a previous release that cannot be \
@@ -53,6 +54,9 @@ struct BuildCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Further attempts for a request to the site that failed in a way that may pass (timeout, 5xx, cut connection).", valueName: "n"))
     var retries: Int = 3
+
+    @Option(name: .long, help: ArgumentHelp("Seconds each step of reading the --previous site may take, retries included (its manifest and file index; then the old versions of changed files).", valueName: "seconds"))
+    var deadline: Double = 3600
 
     @Option(name: .long, help: "Worker threads (default: all cores). Output never depends on it.")
     var threads: Int?
@@ -90,8 +94,8 @@ struct BuildCommand: ParsableCommand {
             FileHandle.standardError.write(Data("error: --wait must be a number of seconds, 0 or more\n".utf8))
             throw ExitCode(2)
         }
-        guard timeout > 0, timeout.isFinite, retries >= 0 else {
-            FileHandle.standardError.write(Data("error: --timeout must be a number of seconds above 0 and --retries 0 or more\n".utf8))
+        guard timeout > 0, timeout.isFinite, deadline > 0, deadline.isFinite, retries >= 0 else {
+            FileHandle.standardError.write(Data("error: --timeout and --deadline must be numbers of seconds above 0 and --retries 0 or more\n".utf8))
             throw ExitCode(2)
         }
         // --previous is a site when it is an http(s) URL; another scheme is a mistake, not a folder name.
@@ -220,7 +224,7 @@ extension BuildCommand {
         options.unsigned = unsigned
         options.leavesMemoryToExit = true   // (the process ends after the build)
         options.cacheFolder = cache.map { OutputGuard.fileURL($0) }
-        options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries)
+        options.http = HTTPFetcher.Configuration(timeout: timeout, retries: retries, deadline: deadline)
         options.signingKeys = try Self.readSigningKeys(signingKeys, input: options.input, output: options.output)
         return options
     }

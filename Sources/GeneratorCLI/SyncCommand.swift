@@ -12,7 +12,9 @@ struct SyncCommand: ParsableCommand {
         Fetches update-manifest.json (conditionally, with the ETag of the last sync), refuses a version lower than \
         the local copy's, applies the delta from the local version when the site offers one and it is smaller, \
         downloads every other changed file, checks the size and sha256 of every file, and swaps the new copy in \
-        whole. A failure at any point leaves the local copy as it was.
+        whole. A failure at any point leaves the local copy as it was. No body is read past its listed size \
+        (update-manifest.json: 1 MB), redirects are never followed, a server below 100 bytes/s is dropped, and the \
+        whole sync ends by --deadline.
 
         DIR must be a new path, an empty folder or a copy made by an earlier sync; the current folder, home, / and \
         a folder holding other files are refused. Beside DIR the sync keeps .DIR.sync-state.json (the ETag) and, \
@@ -36,14 +38,17 @@ struct SyncCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The root of trust to pin (a root.json the publisher gave you): only releases signed under it, or under a root chained from it, are taken.", valueName: "file"))
     var root: String?
 
+    @Option(name: .long, help: ArgumentHelp("Seconds the whole sync may take, retries included.", valueName: "seconds"))
+    var deadline: Double = 3600
+
     func run() throws {
         guard let site = URL(string: url), let scheme = site.scheme?.lowercased(), scheme == "http" || scheme == "https",
               site.host?.isEmpty == false else {
             FileHandle.standardError.write(Data("error: \(OutputGuard.printable(url)) is not an http:// or https:// URL\n".utf8))
             throw ExitCode(2)
         }
-        guard timeout > 0, timeout.isFinite, retries >= 0, parallel >= 1 else {
-            FileHandle.standardError.write(Data("error: --timeout must be above 0, --retries 0 or more, --parallel 1 or more\n".utf8))
+        guard timeout > 0, timeout.isFinite, deadline > 0, deadline.isFinite, retries >= 0, parallel >= 1 else {
+            FileHandle.standardError.write(Data("error: --timeout and --deadline must be above 0, --retries 0 or more, --parallel 1 or more\n".utf8))
             throw ExitCode(2)
         }
         // The same guard as a build's output: a sync replaces the folder whole.
@@ -64,7 +69,7 @@ struct SyncCommand: ParsableCommand {
             }
         }
         let sync = TreeSync(site: site, directory: folder,
-                            configuration: HTTPFetcher.Configuration(timeout: timeout, retries: retries, maxParallel: parallel), trust: trust)
+                            configuration: HTTPFetcher.Configuration(timeout: timeout, retries: retries, maxParallel: parallel, deadline: deadline), trust: trust)
         // Progress comes from several download threads at once.
         let lastShown = Locked(-1)
         let show: @Sendable (SyncProgress) -> Void = { p in

@@ -9,6 +9,10 @@ import Crypto
 /// backoff for failures that may pass (a timeout, a dropped connection, a 5xx, a body cut short or with the wrong
 /// hash), and bounded parallelism for many files. Both the app-side sync and `generator build --previous URL` use it.
 ///
+/// The server is not trusted with memory or time: no body is read past its listed size (`metadataLimit` for a file
+/// listed nowhere), whatever the transfer encoding makes of it; a request below the minimum rate is dropped; a run
+/// bound by `bounded(for:)` ends by its deadline; and no redirect is ever followed.
+///
 /// Calls block the calling thread (run them off the main thread in an app); the requests themselves run on
 /// URLSession's own queue. Nothing is cached: conditional requests are made explicitly with `ifNoneMatch`.
 public final class HTTPFetcher: Sendable {
@@ -24,13 +28,28 @@ public final class HTTPFetcher: Sendable {
         public var backoff: TimeInterval
         /// Requests in flight at once for `fetchAll`.
         public var maxParallel: Int
+        /// Bytes a second a request must average over each `rateWindow` from its start (0: no minimum): a server
+        /// that trickles a body is dropped long before `resourceTimeout`.
+        public var minimumRate: Int
+        /// Seconds over which `minimumRate` is averaged.
+        public var rateWindow: TimeInterval
+        /// Seconds a whole run may take (a sync, or one step of reading a previous release), retries and waits
+        /// included: see `bounded(for:)`.
+        public var deadline: TimeInterval
 
         public init(timeout: TimeInterval = 30, resourceTimeout: TimeInterval = 600, retries: Int = 3,
-                    backoff: TimeInterval = 0.25, maxParallel: Int = 8) {
+                    backoff: TimeInterval = 0.25, maxParallel: Int = 8, minimumRate: Int = 100,
+                    rateWindow: TimeInterval = 30, deadline: TimeInterval = 3600) {
             self.timeout = max(1, timeout.rounded(.up)); self.resourceTimeout = max(1, resourceTimeout.rounded(.up))
             self.retries = max(0, retries); self.backoff = max(0, backoff); self.maxParallel = max(1, maxParallel)
+            self.minimumRate = max(0, minimumRate); self.rateWindow = max(1, rateWindow); self.deadline = max(1, deadline)
         }
     }
+
+    /// The most bytes a file not listed with its size may have: `update-manifest.json` and the other small metadata
+    /// files a release names outside its index (`root.json`, `roots/N.root.json`, a signature envelope). A file the
+    /// index lists may have exactly its listed size.
+    public static let metadataLimit = 1_048_576
 
     /// What to expect of a body: it is used only when both match (a mismatch is retried, then reported).
     public struct Expected: Sendable, Equatable {
@@ -50,12 +69,24 @@ public final class HTTPFetcher: Sendable {
     /// Why a download failed, naming the URL; `isNotFound` tells "not published" apart from "not reachable".
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public enum Kind: Error, Sendable, Equatable {
+            /// The URL itself answered 404 (a redirect to a 404 is `redirected`).
             case notFound
             case status(Int)
             case timeout
             case transport(String)
+            /// The connection closed before the body the server announced (Content-Length) was whole.
             case incomplete(received: Int, expected: Int)
+            /// Other bytes than listed: another size or another hash.
             case mismatch(String)
+            /// More bytes than the request may read: its listed size (`listed`) or `metadataLimit`. `announced`: the
+            /// Content-Length that stopped it before any byte was read.
+            case tooLarge(announced: Int?, limit: Int, listed: Bool)
+            /// Fewer bytes in `seconds` than the configuration's minimum rate asks.
+            case tooSlow(received: Int, seconds: Int, minimumRate: Int)
+            /// `what` took longer than its deadline (`bounded(for:)`).
+            case deadline(what: String, seconds: Int)
+            /// A 3xx answer: never followed. `to`: its Location, resolved against the URL.
+            case redirected(status: Int, to: String?)
             case cancelled
         }
         public let url: URL
@@ -65,45 +96,78 @@ public final class HTTPFetcher: Sendable {
         public var isNotFound: Bool { kind == .notFound }
 
         public var description: String {
-            let what: String
+            "\(url.absoluteString): \(Self.explain(kind))" + (attempts > 1 ? " (after \(attempts) attempts)" : "")
+        }
+
+        static func explain(_ kind: Kind) -> String {
             switch kind {
-            case .notFound: what = "not found (HTTP 404)"
-            case .status(let s): what = "HTTP \(s)"
-            case .timeout: what = "timed out"
-            case .transport(let m): what = m
-            case .incomplete(let got, let expected): what = "the connection closed after \(got) of \(expected) bytes"
-            case .mismatch(let m): what = m
-            case .cancelled: what = "cancelled after another download failed"
+            case .notFound: return "not found (HTTP 404)"
+            case .status(let s): return "HTTP \(s)"
+            case .timeout: return "timed out"
+            case .transport(let m): return m
+            case .incomplete(let got, let expected): return "the connection closed after \(got) of the \(expected) bytes announced"
+            case .mismatch(let m): return m
+            case .tooLarge(let announced?, let limit, let listed):
+                return "announced \(announced) bytes (Content-Length), more than \(limitText(limit, listed)): not read"
+            case .tooLarge(nil, let limit, let listed): return "more than \(limitText(limit, listed)): stopped reading"
+            case .tooSlow(let got, let seconds, let rate):
+                return "sent \(got) bytes in \(seconds) s, below the minimum rate of \(rate) bytes/s"
+            case .deadline(let what, let seconds): return "\(what) took longer than its \(seconds) s deadline"
+            case .redirected(let status, let to):
+                return "redirected (\(status)) to \(to.map { TreePath.shown($0, limit: 300) } ?? "no Location"): redirects are not followed"
+            case .cancelled: return "cancelled after another download failed"
             }
-            return "\(url.absoluteString): \(what)" + (attempts > 1 ? " (after \(attempts) attempts)" : "")
+        }
+
+        private static func limitText(_ limit: Int, _ listed: Bool) -> String {
+            listed ? "the \(limit) bytes listed for it" : "\(limit) bytes, the most a release's metadata file may have"
+        }
+
+        /// For a redirect to the same tree path under another base: that base, the site URL to give instead.
+        public func movedSite(treePath: String) -> String? {
+            guard case .redirected(_, let to?) = kind, to.hasSuffix("/" + treePath) else { return nil }
+            return String(to.dropLast(treePath.utf8.count))
         }
     }
 
     public let configuration: Configuration
-    private let session: URLSession
-    /// Body bytes received so far by successful requests.
-    private let received = Locked(0)
+    private let connection: Connection
+    /// When the run this fetcher is bound to must end (`bounded(for:)`); nil: no deadline.
+    private let deadline: Deadline?
+
+    struct Deadline: Sendable {
+        let at: DispatchTime
+        let seconds: Int
+        let what: String
+    }
 
     public init(_ configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        let c = URLSessionConfiguration.ephemeral
-        c.timeoutIntervalForRequest = configuration.timeout
-        c.timeoutIntervalForResource = configuration.resourceTimeout
-        c.httpMaximumConnectionsPerHost = configuration.maxParallel
-        // Every byte is checked against the tree's own hashes: a cache in between could only serve stale bytes.
-        c.urlCache = nil
-        c.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: c)
+        connection = Connection(configuration)
+        deadline = nil
     }
 
-    deinit { session.finishTasksAndInvalidate() }
+    private init(sharing other: HTTPFetcher, deadline: Deadline) {
+        configuration = other.configuration
+        connection = other.connection
+        self.deadline = deadline
+    }
+
+    /// The same fetcher (session, counts) for one run that must end within `configuration.deadline` seconds from
+    /// now, retries and waits included; `what` names the run in the error ("the sync took longer than its 60 s
+    /// deadline").
+    public func bounded(for what: String) -> HTTPFetcher {
+        let seconds = configuration.deadline
+        return HTTPFetcher(sharing: self, deadline: Deadline(at: .now() + seconds, seconds: Int(seconds.rounded(.up)), what: what))
+    }
 
     /// Body bytes received so far by successful requests (after any transfer decoding).
-    public var bytesReceived: Int { received.withLock { $0 } }
+    public var bytesReceived: Int { connection.received.withLock { $0 } }
 
     /// GETs `url`, retrying what may pass. 304 is returned when `ifNoneMatch` is given and the server answers it;
-    /// 404 and any other non-2xx status throw a `Failure`. With `expected`, a body of another size or hash is a
-    /// failure too (retried: a CDN may serve a half-replaced object for a moment).
+    /// 404 and any other non-2xx status throw a `Failure`, and so does a redirect (never followed). With `expected`,
+    /// a body of another size or hash is a failure too (retried: a CDN may serve a half-replaced object for a
+    /// moment), and no more than its size plus one byte is ever read; without it, no more than `metadataLimit`.
     ///
     /// `alternate`: where the same bytes may also be (a content-addressed copy, `TreePath.contentAddressed`). When
     /// `url` answers with other bytes than `expected`, it is asked at once, and its body is used if it matches; once
@@ -112,43 +176,70 @@ public final class HTTPFetcher: Sendable {
                       cancelled: () -> Bool = { false }) throws -> Response {
         var attempt = 0
         var alternate = expected == nil ? nil : alternate
+        let limit = expected?.size ?? Self.metadataLimit
         while true {
             attempt += 1
             if cancelled() { throw Failure(url: url, kind: .cancelled, attempts: attempt - 1) }
-            let outcome = once(url, ifNoneMatch: ifNoneMatch)
-            var kind: Failure.Kind
-            switch outcome {
+            if let passed = deadlinePassed() { throw Failure(url: url, kind: passed, attempts: attempt - 1) }
+            let kind: Failure.Kind
+            switch once(url, ifNoneMatch: ifNoneMatch, limit: limit, listed: expected != nil) {
             case .success(let r):
                 if r.status == 304 && ifNoneMatch != nil { return r }
-                if (200..<300).contains(r.status) {
-                    guard let expected else { count(r.body.count); return r }
-                    if let why = Self.mismatch(r.body, expected) {
-                        kind = why
-                        // Another release's bytes at a fixed path: the bytes listed may be in the store under their hash.
-                        if let alt = alternate {
-                            switch once(alt, ifNoneMatch: nil) {
-                            case .success(let a) where (200..<300).contains(a.status) && Self.mismatch(a.body, expected) == nil:
-                                count(a.body.count)
-                                return a
-                            case .success(let a) where a.status == 404 || a.status == 410:
-                                alternate = nil
-                            default:
-                                break
-                            }
-                        }
-                    } else { count(r.body.count); return r }
-                } else if r.status == 404 || r.status == 410 {
-                    throw Failure(url: url, kind: .notFound, attempts: attempt)
-                } else {
-                    kind = .status(r.status)
-                    // Other client errors (403, 401, …) will not pass by asking again.
-                    if (400..<500).contains(r.status), r.status != 408, r.status != 429 { throw Failure(url: url, kind: kind, attempts: attempt) }
+                guard (200..<300).contains(r.status) else { kind = try Self.refusal(of: r.status, url, attempt); break }
+                guard let expected, let why = Self.mismatch(r.body, expected) else { count(r.body.count); return r }
+                kind = why
+            case .failure(let k):
+                if case .redirected = k { throw Failure(url: url, kind: k, attempts: attempt) }
+                if case .deadline = k { throw Failure(url: url, kind: k, attempts: attempt) }
+                kind = k
+            }
+            // Other bytes at a fixed path: the bytes listed may be in the store under their hash.
+            if let expected, let alt = alternate, Self.isWrongBytes(kind) {
+                switch once(alt, ifNoneMatch: nil, limit: expected.size, listed: true) {
+                case .success(let a) where (200..<300).contains(a.status) && Self.mismatch(a.body, expected) == nil:
+                    count(a.body.count)
+                    return a
+                case .success(let a) where a.status == 404 || a.status == 410:
+                    alternate = nil
+                default:
+                    break
                 }
-            case .failure(let k): kind = k
             }
             guard attempt <= configuration.retries, !cancelled() else { throw Failure(url: url, kind: kind, attempts: attempt) }
-            Thread.sleep(forTimeInterval: configuration.backoff * pow(2, Double(attempt - 1)))
+            try pause(configuration.backoff * pow(2, Double(attempt - 1)), url, attempt)
         }
+    }
+
+    /// The failure a non-2xx status is, thrown when asking again cannot help.
+    private static func refusal(of status: Int, _ url: URL, _ attempt: Int) throws -> Failure.Kind {
+        if status == 404 { throw Failure(url: url, kind: .notFound, attempts: attempt) }
+        // A 3xx the transport did not offer to follow (no Location, 300, 304 unasked): not the file either.
+        if (300..<400).contains(status) { throw Failure(url: url, kind: .redirected(status: status, to: nil), attempts: attempt) }
+        // Other client errors (403, 401, 410, …) will not pass by asking again.
+        if (400..<500).contains(status), status != 408, status != 429 { throw Failure(url: url, kind: .status(status), attempts: attempt) }
+        return .status(status)
+    }
+
+    /// Whether a failure says the URL served other bytes than listed (the content-addressed copy may have them).
+    private static func isWrongBytes(_ kind: Failure.Kind) -> Bool {
+        switch kind {
+        case .mismatch, .tooLarge: return true
+        default: return false
+        }
+    }
+
+    /// The deadline's failure once it has passed; nil before (or with no deadline).
+    private func deadlinePassed() -> Failure.Kind? {
+        guard let deadline, DispatchTime.now() >= deadline.at else { return nil }
+        return .deadline(what: deadline.what, seconds: deadline.seconds)
+    }
+
+    /// Waits before a retry, but never past the deadline (which then fails the fetch).
+    private func pause(_ seconds: TimeInterval, _ url: URL, _ attempt: Int) throws {
+        var wake = DispatchTime.now() + seconds
+        if let deadline, deadline.at < wake { wake = deadline.at }
+        _ = DispatchSemaphore(value: 0).wait(timeout: wake)
+        if let passed = deadlinePassed() { throw Failure(url: url, kind: passed, attempts: attempt) }
     }
 
     /// Fetches every item with at most `maxParallel` requests in flight; `body` runs (on a worker thread) for each
@@ -228,44 +319,48 @@ public final class HTTPFetcher: Sendable {
         }
     }
 
-    /// Why `body` is not the expected file; nil when it is.
+    /// Why `body` is not the expected file; nil when it is. (A whole body of another size is another file, not a
+    /// cut connection: that is `incomplete`, told by the Content-Length.)
     static func mismatch(_ body: [UInt8], _ expected: Expected) -> Failure.Kind? {
-        if body.count != expected.size {
-            return body.count < expected.size ? .incomplete(received: body.count, expected: expected.size)
-                : .mismatch("\(body.count) bytes, expected \(expected.size)")
-        }
+        if body.count != expected.size { return .mismatch("\(body.count) bytes where \(expected.size) are listed") }
         return sha256Hex(body) != expected.sha256.lowercased() ? .mismatch("sha256 differs from the one published for it") : nil
     }
 
-    private func count(_ n: Int) { received.withLock { $0 += n } }
+    private func count(_ n: Int) { connection.received.withLock { $0 += n } }
 
-    /// One request, no retries.
-    private func once(_ url: URL, ifNoneMatch: String?) -> Result<Response, Failure.Kind> {
+    /// One request, no retries: its body streamed and capped at `limit` bytes, stopped when it is too slow or the
+    /// deadline passes.
+    private func once(_ url: URL, ifNoneMatch: String?, limit: Int, listed: Bool) -> Result<Response, Failure.Kind> {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         if let ifNoneMatch { request.setValue(ifNoneMatch, forHTTPHeaderField: "If-None-Match") }
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Locked<Result<Response, Failure.Kind>>(.failure(.transport("no response")))
-        let task = session.dataTask(with: request) { data, response, error in
-            outcome.withLock { $0 = Self.outcome(data, response, error) }
-            done.signal()
+        let transfer = Transfer(url, limit: limit, listed: listed)
+        if let curl = connection.curl {
+            curl.get(url, ifNoneMatch: ifNoneMatch, into: transfer, configuration: configuration, deadline: deadline)
+            return transfer.outcome()
         }
+        let task = connection.session.dataTask(with: request)
+        connection.delegate.add(transfer, for: task)
+        defer { connection.delegate.remove(task) }
         task.resume()
-        done.wait()
-        return outcome.withLock { $0 }
+        watch(transfer, task)
+        return transfer.outcome()
     }
 
-    /// What a finished request gives.
-    private static func outcome(_ data: Data?, _ response: URLResponse?, _ error: Error?) -> Result<Response, Failure.Kind> {
-        if let error { return .failure(kind(of: error)) }
-        guard let http = response as? HTTPURLResponse else { return .failure(.transport("not an HTTP response")) }
-        let body = [UInt8](data ?? Data())
-        // A body shorter than announced is a cut connection, whatever the transport made of it.
-        if (200..<300).contains(http.statusCode), http.value(forHTTPHeaderField: "Content-Encoding") == nil,
-           let announced = http.value(forHTTPHeaderField: "Content-Length").flatMap({ Int($0) }), announced != body.count {
-            return .failure(.incomplete(received: body.count, expected: announced))
+    /// Blocks until the request ends, waking once a rate window (or at the deadline) to stop it when it fell below
+    /// the minimum rate or ran out of time. Never polls: the thread sleeps on the request's semaphore.
+    private func watch(_ transfer: Transfer, _ task: URLSessionTask) {
+        var rate = RateCheck(configuration)
+        while true {
+            var wake = rate.due
+            if let deadline, deadline.at < wake { wake = deadline.at }
+            if transfer.finished.wait(timeout: wake) == .success { return }
+            if let passed = deadlinePassed() { transfer.fail(passed); break }
+            if let why = rate.check(received: transfer.received) { transfer.fail(why); break }
         }
-        return .success(Response(status: http.statusCode, body: body, etag: http.value(forHTTPHeaderField: "ETag")))
+        task.cancel()
+        // The delegate's last call (didComplete), so the transfer is not used after its task.
+        _ = transfer.finished.wait(timeout: .now() + 10)
     }
 
     static func kind(of error: Error) -> Failure.Kind {

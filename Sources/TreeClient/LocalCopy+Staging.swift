@@ -12,16 +12,36 @@ extension LocalCopy {
         let tree: URL
 
         init(beside copy: LocalCopy) throws {
-            folder = copy.parent.appendingPathComponent("\(copy.stagingPrefix)\(getpid())")
+            folder = Self.freeName(beside: copy)
             tree = folder.appendingPathComponent("tree")
-            try? FileManager.default.removeItem(at: folder)   // ours: the lock is held and this pid is us
+            do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false) } catch {
+                // Not ours (it appeared meanwhile, or cannot be made): left as it is.
+                throw SyncError(.localFailure, "cannot create the staging folder \(folder.path): \(error.localizedDescription)")
+            }
             do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-                try Data("tree sync staging folder\npid \(getpid())\n".utf8).write(to: folder.appendingPathComponent(LocalCopy.markerName))
+                try Data((LocalCopy.markerText + "pid \(getpid())\n").utf8).write(to: folder.appendingPathComponent(LocalCopy.markerName))
                 try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: false)
             } catch {
                 try? FileManager.default.removeItem(at: folder)
                 throw SyncError(.localFailure, "cannot prepare the staging folder \(folder.path): \(error.localizedDescription)")
+            }
+        }
+
+        /// `.DIR.sync-PID`, or `.DIR.sync-PID-N` when a folder not marked as a sync's holds that name (another
+        /// machine's pid, or anything else: it is never touched). A marked one is an earlier sync's, removed (the
+        /// lock is held, so no sync uses it).
+        private static func freeName(beside copy: LocalCopy) -> URL {
+            var n = 1
+            while true {
+                let name = "\(copy.stagingPrefix)\(getpid())" + (n == 1 ? "" : "-\(n)")
+                let folder = copy.parent.appendingPathComponent(name)
+                var st = stat()
+                guard lstat(folder.path, &st) == 0 else { return folder }
+                if LocalCopy.isMarkedStaging(folder) {
+                    try? FileManager.default.removeItem(at: folder)
+                    if lstat(folder.path, &st) != 0 { return folder }
+                }
+                n += 1
             }
         }
 

@@ -73,16 +73,30 @@ final class LocalCopy {
         lockFD = -1
     }
 
-    /// Staging folders of killed syncs (marked as ours); called with the lock held, so none is in use.
+    /// Staging folders of killed syncs (marked as ours); called with the lock held, so none is in use. A folder with
+    /// the same name but no marker is someone else's and stays.
     func removeAbandoned() {
         for n in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] where n.hasPrefix(stagingPrefix) {
             let folder = parent.appendingPathComponent(n)
-            var st = stat()
-            guard lstat(folder.path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR,
-                  lstat(folder.appendingPathComponent(Self.markerName).path, &st) == 0 else { continue }
-            try? FileManager.default.removeItem(at: folder)
+            if Self.isMarkedStaging(folder) { try? FileManager.default.removeItem(at: folder) }
         }
     }
+
+    /// A real folder (not a symlink) holding the marker a sync writes first into its staging folder, as a regular
+    /// file that starts with the marker's text.
+    static func isMarkedStaging(_ folder: URL) -> Bool {
+        var st = stat()
+        guard lstat(folder.path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { return false }
+        let fd = openBeneath(folder.path, markerName, flags: O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size < 4096,
+              let bytes = readAll(fd, sizeHint: Int(st.st_size)) else { return false }
+        return bytes.starts(with: Array(markerText.utf8))
+    }
+
+    /// The first line of the marker file.
+    static let markerText = "tree sync staging folder\n"
 
     // MARK: ETag
 

@@ -116,8 +116,9 @@ struct SyncRun {
         let etag = saved.flatMap { $0.manifestSha256 == local.manifestSha256 ? $0.etag : nil }
         let response: HTTPFetcher.Response
         do { response = try sync.fetcher.fetch(sync.url("update-manifest.json"), ifNoneMatch: etag) } catch let f as HTTPFetcher.Failure {
+            // Only the manifest's own URL answering 404 says nothing is published (a redirect is never followed).
             if f.isNotFound { throw SyncError(.notPublished, "\(f): nothing is published at \(site) yet") }
-            throw Self.failure(f)
+            throw Self.failure(f, treePath: "update-manifest.json")
         }
         var bytes = response.body
         if response.notModified, let have = copy.read("update-manifest.json") { bytes = have.bytes }
@@ -159,12 +160,16 @@ struct SyncRun {
     /// holds other bytes.
     func fetch(_ entry: IndexEntry) throws -> [UInt8] {
         do { return try sync.fetcher.fetch(sync.url(entry.path), expected: entry.expected, alternate: sync.copyURL(entry)).body }
-        catch let f as HTTPFetcher.Failure { throw Self.failure(f) }
+        catch let f as HTTPFetcher.Failure { throw Self.failure(f, treePath: entry.path) }
     }
 
-    static func failure(_ f: HTTPFetcher.Failure) -> SyncError {
+    /// `treePath`: the file asked for, to name the site a redirect points at.
+    static func failure(_ f: HTTPFetcher.Failure, treePath: String? = nil) -> SyncError {
         switch f.kind {
-        case .mismatch: return SyncError(.invalidRelease, "\(f)")
+        case .mismatch, .tooLarge: return SyncError(.invalidRelease, "\(f)")
+        case .redirected:
+            let site = treePath.flatMap { f.movedSite(treePath: $0) }
+            return SyncError(.unreachable, "\(f)" + (site.map { ": point the site URL at \($0)" } ?? ""))
         default: return SyncError(.unreachable, "\(f)")
         }
     }

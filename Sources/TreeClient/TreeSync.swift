@@ -88,7 +88,9 @@ public final class TreeSync: Sendable {
         defer { copy.unlock() }
         copy.removeAbandoned()
         let bytesBefore = fetcher.bytesReceived
-        var report = try SyncRun(sync: self, copy: copy, progress: progress).perform()
+        // Every request of this sync, retries and waits included, within one deadline.
+        let bounded = TreeSync(site: site, directory: directory, fetcher: fetcher.bounded(for: "the sync"), trust: trust)
+        var report = try SyncRun(sync: bounded, copy: copy, progress: progress).perform()
         report.bytesDownloaded = fetcher.bytesReceived - bytesBefore
         return report
     }

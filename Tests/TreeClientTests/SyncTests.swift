@@ -144,6 +144,48 @@ final class SyncTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("copy").path))
     }
 
+    /// A `.DIR.sync-PID` folder the sync did not mark as its own (this very pid, or another) survives a sync; a
+    /// marked one, left by a killed sync, is removed.
+    func testForeignStagingFoldersSurvive() throws {
+        let dir = work.appendingPathComponent("app/copy")
+        let parent = dir.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        var foreign: [URL] = []
+        for name in [".copy.sync-\(getpid())", ".copy.sync-4194303"] {
+            let folder = parent.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("tree"), withIntermediateDirectories: true)
+            try Data("someone's file\n".utf8).write(to: folder.appendingPathComponent("tree/keep.txt"))
+            foreign.append(folder)
+        }
+        let abandoned = parent.appendingPathComponent(".copy.sync-4194302")
+        try FileManager.default.createDirectory(at: abandoned, withIntermediateDirectories: true)
+        try Data("tree sync staging folder\npid 4194302\n".utf8).write(to: abandoned.appendingPathComponent("made-by-tree-sync"))
+        _ = try client(dir).run(progress: nil)
+        XCTAssertEqual(snapshot(dir), snapshot(r1.root))
+        for folder in foreign {
+            XCTAssertEqual(try? String(contentsOf: folder.appendingPathComponent("tree/keep.txt"), encoding: .utf8), "someone's file\n", folder.path)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: abandoned.path))
+    }
+
+    /// A server below the minimum rate is dropped at the end of a rate window, the copy unchanged.
+    func testATrickleBelowTheMinimumRateFails() throws {
+        let dir = work.appendingPathComponent("copy")
+        _ = try client(dir).run(progress: nil)
+        let before = snapshot(dir)
+        try server.serve(r2.root)
+        try server.fault(["new/c.json": "trickle"])
+        let sync = TreeSync(site: server.base, directory: dir,
+                            configuration: .init(timeout: 5, retries: 0, minimumRate: 50, rateWindow: 2))
+        XCTAssertThrowsError(try sync.run(progress: nil)) { e in
+            XCTAssertEqual((e as? SyncError)?.kind, .unreachable, "\(e)")
+            XCTAssertTrue("\(e)".contains("new/c.json: sent "), "\(e)")
+            XCTAssertTrue("\(e)".contains(" bytes in 2 s, below the minimum rate of 50 bytes/s"), "\(e)")
+        }
+        XCTAssertEqual(snapshot(dir), before)
+        assertNoLeftovers(dir)
+    }
+
     func testUnreachableSite() throws {
         server.stop()
         XCTAssertThrowsError(try client(work.appendingPathComponent("copy"), retries: 0).run(progress: nil)) { e in

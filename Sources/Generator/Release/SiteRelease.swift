@@ -15,11 +15,15 @@ final class SiteRelease: ReleaseSource, Sendable {
     private let progress: Locked<(String) -> Void>
     private let cache: URL
     private let cached = Locked<[String: String]>([:])   // path → sha256 (file name in the cache)
+    /// The deadline of reading the manifest and the index (the first step), until the first prefetch; later steps
+    /// (each prefetch, each file read alone) get a deadline of their own, so a long build between them costs none.
+    private let firstStep: Locked<HTTPFetcher?>
 
     init(site: URL, fetcher: HTTPFetcher, progress: @escaping (String) -> Void = { _ in }) throws {
         self.site = site
         self.fetcher = fetcher
         self.progress = Locked(progress)
+        firstStep = Locked(fetcher.bounded(for: Self.step))
         var template = Array((FileManager.default.temporaryDirectory.path + "/generator-previous-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw BuildError(file: FileManager.default.temporaryDirectory.path, "cannot create a temporary folder for the previous release (\(String(cString: strerror(errno))))")
@@ -34,12 +38,15 @@ final class SiteRelease: ReleaseSource, Sendable {
     func read(_ path: String, expected: FileEntry?) throws -> [UInt8] {
         if let why = TreePath.rejection(path) { throw TreeProblem(.unsafePath, path, why) }
         if let hit = cached.withLock({ $0[path] }), let d = FileManager.default.contents(atPath: cache.appendingPathComponent(hit).path) { return [UInt8](d) }
+        let fetcher = firstStep.withLock { $0 } ?? self.fetcher.bounded(for: Self.step)
         do {
             return try fetcher.fetch(TreePath.url(path, under: site), expected: expected.map { .init(size: $0.size, sha256: $0.sha256) },
                                      alternate: expected.flatMap(copyURL)).body
         } catch let f as HTTPFetcher.Failure {
-            // Missing means not published (no release yet, or a page gone); anything else means not readable now.
-            throw TreeProblem(f.isNotFound ? .missing : .unreadable, path, "\(f)")
+            // Missing means the URL itself answered 404 (no release yet, or a page gone); anything else, a redirect
+            // included, means not readable now.
+            let moved = f.movedSite(treePath: path).map { ": point the site URL at \($0)" } ?? ""
+            throw TreeProblem(f.isNotFound ? .missing : .unreadable, path, "\(f)\(moved)")
         }
     }
 
@@ -49,6 +56,8 @@ final class SiteRelease: ReleaseSource, Sendable {
         let bytes = wanted.reduce(0) { $0 + $1.size }
         report("previous release: downloading \(wanted.count) file(s), \(bytes) bytes, from \(site.absoluteString)")
         let lastShown = Locked(0)
+        firstStep.withLock { $0 = nil }
+        let fetcher = self.fetcher.bounded(for: Self.step)
         do {
             try fetcher.fetchAll(wanted, url: { TreePath.url($0.path, under: self.site) }, expected: { .init(size: $0.size, sha256: $0.sha256) },
                                  alternate: { self.copyURL($0) }, progress: { done, total in
@@ -76,6 +85,9 @@ final class SiteRelease: ReleaseSource, Sendable {
     func copyURL(_ e: FileEntry) -> URL? {
         TreePath.contentAddressed(sha256: e.sha256, path: e.path).map { TreePath.url($0, under: site) }
     }
+
+    /// What a deadline bounds, for its error.
+    static let step = "reading the previous release"
 
     private func report(_ line: String) { progress.withLock { $0(line) } }
 
