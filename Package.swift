@@ -27,15 +27,15 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // The few lines of unsafe Swift the libraries share (a lock, an atomic swap of two paths, folder listing),
         // behind safe APIs.
-        .target(name: "LowLevel"),
+        .target(name: "LowLevel", dependencies: [.target(name: "CCurlShim", condition: .when(platforms: [.linux]))]),
         .target(name: "Schemas", dependencies: ["LowLevel"], resources: [.copy("MetaSchemas")]),
         .target(name: "Indexer", dependencies: ["Schemas"]),
-        // libcurl's easy interface loaded at run time: TreeClient's transport on Linux, where URLSession can neither
-        // stop a flooding transfer nor wait on a slow one without spinning (see HTTPFetcher+Curl.swift).
+        // libcurl's easy interface loaded at run time (wrapped by LowLevel's CurlEasy): TreeClient's transport on Linux,
+        // where URLSession can neither stop a flooding transfer nor wait on a slow one without spinning (see
+        // HTTPFetcher+Curl.swift).
         .target(name: "CCurlShim"),
         .target(name: "TreeClient", dependencies: [
             "LowLevel", .product(name: "Crypto", package: "swift-crypto"),
-            .target(name: "CCurlShim", condition: .when(platforms: [.linux])),
         ]),
         .target(name: "Generator", dependencies: [
             "Schemas", "Indexer", "CZlib", "TreeClient", "LowLevel",

@@ -3,9 +3,6 @@ import LowLevel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(CCurlShim)
-import CCurlShim
-#endif
 
 extension HTTPFetcher {
     /// The minimum rate, checked once a window from a request's start: fewer bytes than `minimumRate × window` in a
@@ -37,51 +34,52 @@ extension HTTPFetcher {
     }
 }
 
-#if canImport(CCurlShim)
+#if os(Linux)
 extension HTTPFetcher {
-    /// The transport on Linux: libcurl's easy interface, one blocking transfer on the calling thread. Its callbacks
-    /// stop a transfer the moment it passes its limit, its rate or its deadline, and curl waits in poll().
-    /// FoundationNetworking's URLSession (on the same libcurl) can do neither: a cancel waits behind a flooding
-    /// transfer on its work queue while every chunk queued for the delegate stays in memory (a gzip bomb took 11 GB),
-    /// and its multi-handle glue leaves a socket's write source armed once curl only wants to read, which spins a
-    /// core for as long as a slow server makes it wait.
+    /// The transport on Linux: libcurl's easy interface (LowLevel's `CurlEasy`), one blocking transfer on the calling
+    /// thread. Its callbacks stop a transfer the moment it passes its limit, its rate or its deadline, and curl waits
+    /// in poll(). FoundationNetworking's URLSession (on the same libcurl) can do neither: a cancel waits behind a
+    /// flooding transfer on its work queue while every chunk queued for the delegate stays in memory (a gzip bomb took
+    /// 11 GB), and its multi-handle glue leaves a socket's write source armed once curl only wants to read, which
+    /// spins a core for as long as a slow server makes it wait.
     final class CurlTransport: Sendable {
         /// Idle handles: each keeps its connections open for the next request.
-        private let idle = Locked<[UnsafeMutableRawPointer]>([])
+        private let idle = Locked<[CurlEasy]>([])
 
-        static func make() -> CurlTransport? { tc_available() != 0 ? CurlTransport() : nil }
-
-        deinit { idle.withLock { $0.forEach { tc_free($0) } } }
+        static func make() -> CurlTransport? { CurlEasy.isAvailable ? CurlTransport() : nil }
 
         /// GETs `url` into `transfer`, which ends complete (with its failure, if any).
-        func get(_ url: URL, ifNoneMatch: String?, into transfer: Transfer, configuration: Configuration, deadline: Deadline?) {
-            guard let handle = idle.withLock({ $0.popLast() }) ?? tc_new() else {
+        func get(_ url: URL, ifNoneMatch: String?, into transfer: Transfer, configuration c: Configuration, deadline: Deadline?) {
+            guard let handle = idle.withLock({ $0.popLast() }) ?? CurlEasy() else {
                 transfer.complete(.transport("libcurl could not start a transfer"))
                 return
             }
-            let call = Call(url: url, transfer: transfer, rate: RateCheck(configuration), deadline: deadline)
-            let (rc, status, message) = call.perform(handle, ifNoneMatch: ifNoneMatch, configuration: configuration)
+            let call = Call(url: url, transfer: transfer, rate: RateCheck(c), deadline: deadline)
+            let request = CurlEasy.Request(url: url.absoluteString, extraHeader: ifNoneMatch.map { "If-None-Match: \($0)" },
+                                           connectTimeout: Int(c.timeout), idleTimeout: Int(c.timeout),
+                                           maxMilliseconds: Int(c.resourceTimeout * 1000))
+            let (outcome, _) = handle.get(request, .init(header: call.header, body: call.transfer.receive, progress: call.progress))
             // A handle whose transfer was cut may hold a half-read connection: curl closes it, the handle stays good.
             idle.withLock { $0.append(handle) }
-            transfer.complete(Self.kind(rc, status: status, message: message))
+            transfer.complete(Self.kind(outcome))
         }
 
-        /// What curl's result code says of the transfer; nil when the transfer's own record says it all.
-        static func kind(_ rc: Int32, status: Int, message: String) -> Failure.Kind? {
-            switch Int(rc) {
-            case TC_OK, TC_PARTIAL_FILE: return nil   // (a short body: told by its Content-Length)
-            case TC_WRITE_ERROR, TC_ABORTED_BY_CALLBACK: return .cancelled
-            case TC_OPERATION_TIMEDOUT: return .timeout
-            case TC_COULDNT_RESOLVE_HOST: return .transport("host not found")
-            case TC_COULDNT_CONNECT: return .transport("connection refused")
-            case TC_RECV_ERROR, TC_SEND_ERROR: return .transport("the connection was lost mid-download")
-            case TC_GOT_NOTHING: return .transport("the server closed the connection without answering")
-            default: return .transport(message.isEmpty ? String(cString: tc_strerror(rc)) : message)
+        /// What the transfer's end says of it; nil when the transfer's own record says it all.
+        static func kind(_ outcome: CurlEasy.Outcome) -> Failure.Kind? {
+            switch outcome {
+            case .done, .partialFile: return nil   // (a short body: told by its Content-Length)
+            case .stoppedByCallback: return .cancelled
+            case .timedOut: return .timeout
+            case .hostNotFound: return .transport("host not found")
+            case .connectionRefused: return .transport("connection refused")
+            case .connectionLost: return .transport("the connection was lost mid-download")
+            case .gotNothing: return .transport("the server closed the connection without answering")
+            case .other(let message): return .transport(message)
             }
         }
     }
 
-    /// One transfer's state as curl's callbacks see it (passed to them as their user pointer).
+    /// One transfer's state as the callbacks see it.
     final class Call {
         let url: URL
         let transfer: Transfer
@@ -94,24 +92,6 @@ extension HTTPFetcher {
 
         init(url: URL, transfer: Transfer, rate: RateCheck, deadline: Deadline?) {
             self.url = url; self.transfer = transfer; self.rate = rate; self.deadline = deadline
-        }
-
-        func perform(_ handle: UnsafeMutableRawPointer, ifNoneMatch: String?, configuration c: Configuration) -> (Int32, Int, String) {
-            var status = 0
-            var error = [CChar](repeating: 0, count: 512)
-            let rc: Int32 = withExtendedLifetime(self) {
-                let user = Unmanaged.passUnretained(self).toOpaque()
-                return url.absoluteString.withCString { urlText in
-                    ((ifNoneMatch.map { "If-None-Match: \($0)" }) ?? "").withCString { header in
-                        var request = tc_request(url: urlText, extra_header: ifNoneMatch == nil ? nil : header,
-                                                 connect_timeout: Int(c.timeout), idle_timeout: Int(c.timeout),
-                                                 max_milliseconds: Int(c.resourceTimeout * 1000),
-                                                 header: Call.onHeader, body: Call.onBody, progress: Call.onProgress, user: user)
-                        return tc_perform(handle, &request, &status, &error)
-                    }
-                }
-            }
-            return (rc, status, String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
 
         /// A header line; false to stop the transfer.
@@ -144,24 +124,6 @@ extension HTTPFetcher {
             }
             if let why = rate.check(received: transfer.received) { transfer.fail(why); return false }
             return true
-        }
-
-        static let onHeader: tc_data_fn = { pointer, size, count, user in
-            guard let pointer, let user else { return 0 }
-            let call = Unmanaged<Call>.fromOpaque(user).takeUnretainedValue()
-            let bytes = UnsafeRawBufferPointer(start: pointer, count: size * count)
-            return call.header(String(decoding: bytes, as: UTF8.self)) ? size * count : 0
-        }
-
-        static let onBody: tc_data_fn = { pointer, size, count, user in
-            guard let pointer, let user else { return 0 }
-            let call = Unmanaged<Call>.fromOpaque(user).takeUnretainedValue()
-            return call.transfer.receive(Data(bytes: pointer, count: size * count)) ? size * count : 0
-        }
-
-        static let onProgress: tc_progress_fn = { user, _, _, _, _ in
-            guard let user else { return 1 }
-            return Unmanaged<Call>.fromOpaque(user).takeUnretainedValue().progress() ? 0 : 1
         }
     }
 }

@@ -61,11 +61,12 @@ final class WorkflowTests: XCTestCase {
             ("commands", "has no command 'deploy'", { $0.replacingOccurrences(of: "generator validate dist", with: "generator deploy dist") }),
             ("options", "has no option '--fail-onn'", { $0.replacingOccurrences(of: "--fail-on \"$fail_on\"", with: "--fail-onn \"$fail_on\"") }),
             ("deploy", "does not use actions/deploy-pages", { $0.replacingOccurrences(of: "uses: actions/deploy-pages@", with: "uses: actions/upload-artifact@") }),
-            ("deploy", "must deploy only from main", { $0.replacingOccurrences(of: "    needs: build\n    if: needs.build.outputs.changed == 'true' && github.ref == 'refs/heads/main' && github.event_name != 'pull_request'", with: "    needs: build\n    if: needs.build.outputs.changed == 'true' && github.event_name != 'pull_request'") }),
+            ("deploy", "must deploy only from main", { $0.replacingOccurrences(of: "    needs: build\n    if: (needs.build.outputs.changed == 'true' || needs.build.outputs.renewed == 'true') && github.ref == 'refs/heads/main' && github.event_name != 'pull_request'", with: "    needs: build\n    if: (needs.build.outputs.changed == 'true' || needs.build.outputs.renewed == 'true') && github.event_name != 'pull_request'") }),
             ("deploy", "include-hidden-files: true", { $0.replacingOccurrences(of: "include-hidden-files: true", with: "include-hidden-files: false") }),
             ("live site", "built with --previous from the live site", { $0.replacingOccurrences(of: #"--previous "$PAGES_URL""#, with: "--previous dist") }),
             ("live site", "must not hold release state", { $0.replacingOccurrences(of: "          path: .build\n", with: "          path: |\n            .build\n            dist\n") }),
-            ("live site", "generator sync \"$PAGES_URL\" DIR", { $0.replacingOccurrences(of: #"generator sync "$PAGES_URL" previous"#, with: "mkdir -p previous") }),
+            // (The renewal step syncs the live tree too, into dist: the diff is then the one left without it.)
+            ("live site", "the diff must compare against the release fetched by generator sync", { $0.replacingOccurrences(of: #"generator sync "$PAGES_URL" previous"#, with: "mkdir -p previous") }),
             ("contract", "--fail-on breaking", { $0.replacingOccurrences(of: "fail_on=breaking", with: "fail_on=never") }),
             ("structure", "unknown key 'run-on'", { $0.replacingOccurrences(of: "    runs-on: ubuntu-24.04\n    timeout-minutes: 30", with: "    run-on: ubuntu-24.04\n    timeout-minutes: 30") }),
         ]
