@@ -22,7 +22,8 @@ struct ServeCommand: ParsableCommand {
         quiet for a moment; a failed build prints its errors and the last good tree stays served.
 
         A request line over 8 KB gets 414 and header fields over 64 KB get 431, at once, and the connection is \
-        closed; so is a connection silent for 15 s.
+        closed; so is a connection silent for 15 s. Running out of file descriptors delays new connections (said \
+        once) and never closes the listening socket.
 
         Stops on Ctrl-C or SIGTERM. Exit codes: 0 stopped, 1 the first build failed with no tree to serve or the \
         port cannot be used, 2 usage errors (DIST not a built tree, a refused DIST for --watch, a bad --host or --port).

@@ -103,7 +103,7 @@ public final class PreviewServer: Sendable {
         let listener: Listener
         do {
             listener = try Listener(address: address)
-            do { try await listener.start(limits: options.limits) { handler.reply(to: $0) } } catch {
+            do { try await listener.start(limits: options.limits, report: report) { handler.reply(to: $0) } } catch {
                 await listener.stop()
                 throw error
             }

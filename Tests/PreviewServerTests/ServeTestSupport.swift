@@ -248,6 +248,74 @@ struct RawHTTP {
     }
 }
 
+/// `generator serve` as a child process, as a user runs it (optionally under `ulimit -n`), with its output collected
+/// as it comes. `stop` (or deinit) ends it; nothing is left running.
+final class ServeChild: @unchecked Sendable {
+    let process = Process()
+    private(set) var url: URL!
+    private let lock = NSLock()
+    private var out = "", err = ""
+    private var readers: [Thread] = []
+
+    /// Starts `generator serve ARGS` and waits (up to `timeout` s) for its "Serving … at URL" line.
+    init(_ args: [String], fileLimit: Int? = nil, timeout: Double = 60) throws {
+        if let fileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", ServeCommandTests.binary.path, "serve"] + args
+        } else {
+            process.executableURL = ServeCommandTests.binary
+            process.arguments = ["serve"] + args
+        }
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        try process.run()
+        readers = [(outPipe, true), (errPipe, false)].map { pipe, isOut in
+            let reader = Thread { [weak self] in
+                while true {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { return }
+                    guard let self else { return }
+                    self.lock.withLock { if isOut { self.out += String(decoding: chunk, as: UTF8.self) } else { self.err += String(decoding: chunk, as: UTF8.self) } }
+                }
+            }
+            reader.start()
+            return reader
+        }
+        var found: URL?
+        _ = ServeSupport.waitFor(timeout) {
+            if let range = stdout.range(of: #"Serving .* at http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression),
+               let u = stdout[range].range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) {
+                found = URL(string: String(stdout[range][u]))
+            }
+            return found != nil || !process.isRunning
+        }
+        guard let found else {
+            stop()
+            throw RawHTTP.Failure("no URL printed: \(stdout) \(stderr)")
+        }
+        url = found
+    }
+
+    var port: Int { url.port! }
+    var stdout: String { lock.withLock { out } }
+    var stderr: String { lock.withLock { err } }
+
+    /// Sends `signal` and waits up to `seconds` for the exit; true when it exited.
+    func signal(_ signal: Int32, waitingUpTo seconds: Double) -> Bool {
+        kill(process.processIdentifier, signal)
+        return ServeSupport.waitFor(seconds) { !process.isRunning }
+    }
+
+    /// Ends the child: SIGTERM, then SIGKILL if it is still running 10 s later.
+    func stop() {
+        guard process.isRunning else { return }
+        if !signal(SIGTERM, waitingUpTo: 10) { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    }
+
+    deinit { stop() }
+}
+
 /// Plain sockets to 127.0.0.1 for the tests that misbehave as clients (half-open, endless heads).
 enum TestSocket {
     /// A connected TCP socket (blocking), with send and receive timeouts of `timeout` seconds; nil when refused.
