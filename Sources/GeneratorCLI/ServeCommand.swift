@@ -25,8 +25,9 @@ struct ServeCommand: ParsableCommand {
         closed; so is a connection silent for 15 s. Running out of file descriptors delays new connections (said \
         once) and never closes the listening socket.
 
-        Stops on Ctrl-C or SIGTERM. Exit codes: 0 stopped, 1 the first build failed with no tree to serve or the \
-        port cannot be used, 2 usage errors (DIST not a built tree, a refused DIST for --watch, a bad --host or --port).
+        Stops within a second on Ctrl-C or SIGTERM (a build under way is abandoned as a killed one is). Exit codes: \
+        0 stopped, 1 the first build failed with no tree to serve or the port cannot be used, 2 usage errors (DIST \
+        not a built tree, a refused DIST for --watch, a bad --host or --port).
         """)
 
     @Argument(help: "The tree to serve (built by generator build; with --watch, built first when missing).")
@@ -84,7 +85,9 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(1)
         }
         stop.wait()
-        _ = PreviewServer.blocking { await server.stop(); return () }
+        // Within a second of the signal: a build under way is not waited for (it ends with the process, as a killed
+        // build does, and the next build of DIST cleans up after it).
+        _ = PreviewServer.blocking { await server.stop(buildWait: 0.2); return () }
         FileHandle.standardOutput.write(Data("stopped\n".utf8))
     }
 }

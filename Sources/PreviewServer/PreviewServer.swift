@@ -51,9 +51,12 @@ public final class PreviewServer: Sendable {
         var listener: Listener?
         var stopping = false
         var watcherStarted = false
+        var building = false
     }
     private let state = Locked(Running())
     private let watcherDone = DispatchSemaphore(value: 0)
+    /// Signalled at stop, so a watcher between polls ends at once rather than after its pause.
+    private let wake = DispatchSemaphore(value: 0)
     /// Results the builds of this session share (unchanged NBA games are not simulated again).
     private let memory = BuildMemory()
 
@@ -126,19 +129,24 @@ public final class PreviewServer: Sendable {
         return url
     }
 
-    /// Stops polling (a build under way is waited for up to `buildWait` seconds: a build stopped halfway leaves the
-    /// previous tree intact, and its staging folder is removed by the next build), closes the server, and removes
-    /// the snapshot folder. Later calls do nothing.
+    /// Closes the listening socket and every connection, stops polling (a build under way is waited for up to
+    /// `buildWait` seconds, then left to stop with the process: a build stopped halfway is undone by the next build
+    /// of the tree, as a killed one is), and removes the snapshot folder. Later calls do nothing.
     public func stop(buildWait: Double = 30) async {
         let (first, started, listener, trees) = state.withLock { running -> (Bool, Bool, Listener?, PinnedTrees?) in
             defer { running.stopping = true }
             return (!running.stopping, running.watcherStarted, running.listener, running.trees)
         }
         guard first else { return }
-        if started, watcherDone.wait(timeout: .now() + buildWait) == .timedOut {
-            report(.info("a build was still running; it stops with the server (its tree is not swapped in)"))
-        }
         await listener?.stop()
+        if started {
+            wake.signal()
+            if watcherDone.wait(timeout: .now() + buildWait) == .timedOut {
+                report(.info(state.withLock { $0.building }
+                    ? "a build was still running; it stops with the server (the next build of \(options.dist.path) cleans up after it)"
+                    : "the watcher was still busy (pinning \(options.dist.path)); it stops with the server"))
+            }
+        }
         trees?.removeAll()
     }
 
@@ -151,7 +159,7 @@ public final class PreviewServer: Sendable {
         var failedStamp: String?
         var seenAt = Date()
         while !isStopping {
-            usleep(useconds_t(options.poll * 1_000_000))
+            _ = wake.wait(timeout: .now() + options.poll)
             if isStopping { break }
             trees.reap()
             if let input = options.watch {
@@ -180,6 +188,8 @@ public final class PreviewServer: Sendable {
         do {
             var buildOptions = BuildOptions(input: input, output: options.dist, threads: options.threads, lockWait: 3600)
             buildOptions.memory = memory
+            state.withLock { $0.building = true }
+            defer { state.withLock { $0.building = false } }
             let summary = try Build.run(buildOptions, waiting: waitingNote)
             let seconds = String(format: "%.2f", Date().timeIntervalSince(started))
             if summary.changed {
