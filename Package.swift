@@ -16,7 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
-        // HTTP/1.1 server of `generator serve` only (see the Preview server article): pure Swift on sockets.
+        // Sockets of `generator serve` only (its FlyingSocks library; see the Preview server article): pure Swift.
         .package(url: "https://github.com/swhitty/FlyingFox", .upToNextMinor(from: "0.27.1")),
         // Documentation only (`swift package generate-documentation`): the libraries' DocC catalogs and their snippets.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -46,7 +46,7 @@ let package = Package(
         ]),
         // `generator serve`: kept out of Generator and TreeClient, so neither they nor apps get the HTTP server.
         .target(name: "PreviewServer", dependencies: [
-            "Generator", "TreeClient", "LowLevel", .product(name: "FlyingFox", package: "FlyingFox"),
+            "Generator", "TreeClient", "LowLevel", .product(name: "FlyingSocks", package: "FlyingFox"),
         ]),
         .executableTarget(name: "GeneratorCLI", dependencies: [
             "Generator", "TreeClient", "PreviewServer", "LowLevel",

@@ -11,9 +11,9 @@ struct ServeCommand: ParsableCommand {
         discussion: """
         A local preview for app developers: content types by extension, an ETag from the file index's sha256 \
         (304 on If-None-Match), gzip when the client accepts it, 404.html with status 404 for a missing path, \
-        a folder's index.html (never a listing), GET and HEAD only. Paths are decoded one segment at a time and \
-        nothing outside the tree is ever read: '..', '.', empty segments, encoded '/', backslashes and control \
-        characters are refused (400), and symlinks in the tree are never followed.
+        a folder's index.html (never a listing), GET and HEAD only (405 for any other method). Paths are decoded \
+        one segment at a time and nothing outside the tree is ever read: '..', '.', empty segments, encoded '/', \
+        backslashes and control characters are refused (400), and symlinks in the tree are never followed.
 
         Each request is answered from one pinned snapshot of the tree (hard links in a private folder beside it, \
         .DIST.serve-PID, removed at exit), so a build swapping the tree meanwhile is never seen halfway. A rebuild \
@@ -21,8 +21,13 @@ struct ServeCommand: ParsableCommand {
         With --watch, the input is polled and rebuilt into DIST (a normal build: a new release) once it has been \
         quiet for a moment; a failed build prints its errors and the last good tree stays served.
 
-        Stops on Ctrl-C or SIGTERM. Exit codes: 0 stopped, 1 the first build failed with no tree to serve or the \
-        port cannot be used, 2 usage errors (DIST not a built tree, a refused DIST for --watch, a bad --host or --port).
+        A request line over 8 KB gets 414 and header fields over 64 KB get 431, at once, and the connection is \
+        closed; so is a connection silent for 15 s. Running out of file descriptors delays new connections (said \
+        once) and never closes the listening socket.
+
+        Stops within a second on Ctrl-C or SIGTERM (a build under way is abandoned as a killed one is). Exit codes: \
+        0 stopped, 1 the first build failed with no tree to serve or the port cannot be used, 2 usage errors (DIST \
+        not a built tree, a refused DIST for --watch, a bad --host or --port).
         """)
 
     @Argument(help: "The tree to serve (built by generator build; with --watch, built first when missing).")
@@ -80,7 +85,9 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(1)
         }
         stop.wait()
-        _ = PreviewServer.blocking { await server.stop(); return () }
+        // Within a second of the signal: a build under way is not waited for (it ends with the process, as a killed
+        // build does, and the next build of DIST cleans up after it).
+        _ = PreviewServer.blocking { await server.stop(buildWait: 0.2); return () }
         FileHandle.standardOutput.write(Data("stopped\n".utf8))
     }
 }

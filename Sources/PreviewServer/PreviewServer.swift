@@ -1,4 +1,3 @@
-import FlyingFox
 import FlyingSocks
 import Foundation
 import LowLevel
@@ -7,7 +6,7 @@ import Generator
 import Glibc
 #endif
 
-/// `generator serve`: a local preview of a built tree over HTTP (FlyingFox), answered as GitHub Pages would, and with
+/// `generator serve`: a local preview of a built tree over HTTP (`Listener`), answered as GitHub Pages would, and with
 /// `watch` a rebuild whenever the input changes.
 ///
 /// Requests are answered from pinned snapshots (`PinnedRelease`), never from `dist/` itself: a build swaps `dist/` and
@@ -27,6 +26,8 @@ public final class PreviewServer: Sendable {
         public var poll = 0.2
         /// Seconds the input must stay unchanged before a rebuild starts (an editor saves in several steps).
         public var debounce = 0.3
+        /// What one connection may cost: request head caps and timeouts.
+        public var limits = ConnectionLimits()
 
         public init(dist: URL) { self.dist = dist }
     }
@@ -47,12 +48,15 @@ public final class PreviewServer: Sendable {
     /// What start and stop share with the watcher and with callers on other threads.
     private struct Running {
         var trees: PinnedTrees?
-        var server: HTTPServer?
+        var listener: Listener?
         var stopping = false
         var watcherStarted = false
+        var building = false
     }
     private let state = Locked(Running())
     private let watcherDone = DispatchSemaphore(value: 0)
+    /// Signalled at stop, so a watcher between polls ends at once rather than after its pause.
+    private let wake = DispatchSemaphore(value: 0)
     /// Results the builds of this session share (unchanged NBA games are not simulated again).
     private let memory = BuildMemory()
 
@@ -99,31 +103,19 @@ public final class PreviewServer: Sendable {
         state.withLock { $0.trees = trees }
 
         let handler = TreeHTTPHandler(trees: trees)
-        let server = HTTPServer(config: .init(address: address, timeout: 30, logger: .disabled))
-        await server.appendRoute("*", to: handler)
-        // Methods FlyingFox does not list, so that they get 405 rather than its default 404.
-        await server.appendRoute(HTTPRoute(methods: ["PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "QUERY", "SEARCH"], path: "*"), to: handler)
-        let failure = Failure()
-        Task { do { try await server.run() } catch { failure.set(error) } }
-        let deadline = Date().addingTimeInterval(10)
-        while !(await server.isListening) {
-            if let error = failure.get() {
-                trees.removeAll()
-                throw StartError(description: "cannot listen on \(options.host):\(options.port) (\(error))", isUsage: false)
+        let listener: Listener
+        do {
+            listener = try Listener(address: address)
+            do { try await listener.start(limits: options.limits, report: report) { handler.reply(to: $0) } } catch {
+                await listener.stop()
+                throw error
             }
-            if Date() > deadline {
-                trees.removeAll()
-                throw StartError(description: "the server did not start listening on \(options.host):\(options.port)", isUsage: false)
-            }
-            try await Task.sleep(nanoseconds: 5_000_000)
+        } catch {
+            trees.removeAll()
+            throw StartError(description: "cannot listen on \(options.host):\(options.port) (\(error.localizedDescription))", isUsage: false)
         }
-        state.withLock { $0.server = server }
-        let port: UInt16
-        switch await server.listeningAddress {
-        case .ip4(_, let p)?, .ip6(_, let p)?: port = p
-        default: port = options.port
-        }
-        Self.disableNagle(listeningOn: port)
+        state.withLock { $0.listener = listener }
+        let port = listener.port
         let host = options.host.contains(":") ? "[\(options.host)]" : options.host
         let url = URL(string: "http://\(host):\(port)/")!
 
@@ -137,19 +129,24 @@ public final class PreviewServer: Sendable {
         return url
     }
 
-    /// Stops polling (a build under way is waited for up to `buildWait` seconds: a build stopped halfway leaves the
-    /// previous tree intact, and its staging folder is removed by the next build), closes the server, and removes
-    /// the snapshot folder. Later calls do nothing.
+    /// Closes the listening socket and every connection, stops polling (a build under way is waited for up to
+    /// `buildWait` seconds, then left to stop with the process: a build stopped halfway is undone by the next build
+    /// of the tree, as a killed one is), and removes the snapshot folder. Later calls do nothing.
     public func stop(buildWait: Double = 30) async {
-        let (first, started, server, trees) = state.withLock { running -> (Bool, Bool, HTTPServer?, PinnedTrees?) in
+        let (first, started, listener, trees) = state.withLock { running -> (Bool, Bool, Listener?, PinnedTrees?) in
             defer { running.stopping = true }
-            return (!running.stopping, running.watcherStarted, running.server, running.trees)
+            return (!running.stopping, running.watcherStarted, running.listener, running.trees)
         }
         guard first else { return }
-        if started, watcherDone.wait(timeout: .now() + buildWait) == .timedOut {
-            report(.info("a build was still running; it stops with the server (its tree is not swapped in)"))
+        await listener?.stop()
+        if started {
+            wake.signal()
+            if watcherDone.wait(timeout: .now() + buildWait) == .timedOut {
+                report(.info(state.withLock { $0.building }
+                    ? "a build was still running; it stops with the server (the next build of \(options.dist.path) cleans up after it)"
+                    : "the watcher was still busy (pinning \(options.dist.path)); it stops with the server"))
+            }
         }
-        await server?.stop(timeout: 1)
         trees?.removeAll()
     }
 
@@ -162,7 +159,7 @@ public final class PreviewServer: Sendable {
         var failedStamp: String?
         var seenAt = Date()
         while !isStopping {
-            usleep(useconds_t(options.poll * 1_000_000))
+            _ = wake.wait(timeout: .now() + options.poll)
             if isStopping { break }
             trees.reap()
             if let input = options.watch {
@@ -191,6 +188,8 @@ public final class PreviewServer: Sendable {
         do {
             var buildOptions = BuildOptions(input: input, output: options.dist, threads: options.threads, lockWait: 3600)
             buildOptions.memory = memory
+            state.withLock { $0.building = true }
+            defer { state.withLock { $0.building = false } }
             let summary = try Build.run(buildOptions, waiting: waitingNote)
             let seconds = String(format: "%.2f", Date().timeIntervalSince(started))
             if summary.changed {
@@ -243,36 +242,5 @@ public final class PreviewServer: Sendable {
             return a
         }
         throw StartError(description: "--host \(TreeReader.shown(host)): give a numeric IPv4 or IPv6 address (e.g. 127.0.0.1, ::1) or localhost", isUsage: true)
-    }
-
-    /// FlyingFox writes a response's head and its body in two writes and sets no TCP_NODELAY: on a kept-alive
-    /// connection Nagle's algorithm then holds the body back until the client's delayed ACK, about 40 ms per
-    /// response. Accepted sockets inherit TCP_NODELAY from the listening socket (Linux), which FlyingFox does not
-    /// expose, so it is found among this process's descriptors by its port. False when it was not found.
-    @discardableResult
-    static func disableNagle(listeningOn port: UInt16) -> Bool {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return false }
-        for name in names {
-            guard let fd = Int32(name) else { continue }
-            var accepting: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0, accepting == 1 else { continue }
-            // (FlyingSocks' Socket only wraps the descriptor: it neither owns nor closes it.)
-            let bound: UInt16
-            switch try? Socket(file: .init(rawValue: fd)).sockname() {
-            case .ip4(_, let p)?, .ip6(_, let p)?: bound = p
-            default: continue
-            }
-            guard bound == port else { continue }
-            var one: Int32 = 1
-            return setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) == 0
-        }
-        return false
-    }
-
-    private final class Failure: Sendable {
-        private let error = Locked<Error?>(nil)
-        func set(_ e: Error) { error.withLock { $0 = e } }
-        func get() -> Error? { error.withLock { $0 } }
     }
 }

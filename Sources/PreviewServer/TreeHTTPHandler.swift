@@ -1,25 +1,15 @@
-import FlyingFox
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// FlyingFox's side: one snapshot per request, taken at its start.
-struct TreeHTTPHandler: HTTPHandler {
+/// Between a connection and the tree: each request answered from the snapshot served at its start.
+struct TreeHTTPHandler: Sendable {
     let trees: PinnedTrees
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers[.date] = Self.httpDate()
-        if request.headers[.connection]?.lowercased().contains("close") == true { headers[.connection] = "close" }
-        guard let snapshot = trees.current else {
-            headers[.contentType] = "text/plain; charset=utf-8"
-            return HTTPResponse(statusCode: .serviceUnavailable, headers: headers, body: Data("503 the server is stopping\n".utf8))
-        }
-        let reply = TreeResponder.reply(method: request.method.rawValue, target: request.target.rawValue,
-                                        header: { request.headers[HTTPHeader($0)] }, snapshot: snapshot)
-        for (name, value) in reply.headers { headers[HTTPHeader(name)] = value }
-        return HTTPResponse(statusCode: HTTPStatusCode(reply.status, phrase: reply.reason), headers: headers, body: Data(reply.body))
+    func reply(to head: RequestHead) -> Reply {
+        guard let snapshot = trees.current else { return .text(503, "Service Unavailable", "503 the server is stopping\n") }
+        return TreeResponder.reply(method: head.method, target: head.target, header: head.header, snapshot: snapshot)
     }
 
     /// IMF-fixdate (RFC 9110 §5.6.7).

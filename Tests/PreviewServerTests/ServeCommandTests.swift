@@ -66,6 +66,62 @@ final class ServeCommandTests: XCTestCase {
         }
     }
 
+    /// SIGTERM and Ctrl-C stop it within a second whatever its connections are doing: one kept alive and idle, one
+    /// halfway through a head, one that never sent a byte.
+    func testSignalsStopItWithinASecondWithConnectionsOpen() throws {
+        let dist = try ServeSupport.build(ServeSupport.smallInput())
+        for sig in [SIGTERM, SIGINT] {
+            let child = try ServeChild([dist.path, "--port", "0"])
+            defer { child.stop() }
+            let idle = try XCTUnwrap(TestSocket.connect(port: child.port)), half = try XCTUnwrap(TestSocket.connect(port: child.port))
+            let silent = try XCTUnwrap(TestSocket.connect(port: child.port))
+            defer { [idle, half, silent].forEach { close($0) } }
+            TestSocket.send(idle, Array("GET /app-config.json HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            var first = [UInt8](repeating: 0, count: 16)
+            XCTAssertGreaterThan(first.withUnsafeMutableBytes { recv(idle, $0.baseAddress, $0.count, 0) }, 0, "answered, and kept alive")
+            TestSocket.send(half, Array("GET /app-config.json HTTP/1.1\r\nHo".utf8))
+
+            let started = Date()
+            XCTAssertTrue(child.signal(sig, waitingUpTo: 1), "signal \(sig): still running after 1 s")
+            print("signal \(sig): exited after \(String(format: "%.3f", Date().timeIntervalSince(started))) s")
+            XCTAssertTrue(ServeSupport.waitFor(10) { !child.process.isRunning })
+            XCTAssertEqual(child.process.terminationReason, .exit)
+            XCTAssertEqual(child.process.terminationStatus, 0)
+            XCTAssertTrue(child.stdout.hasSuffix("stopped\n"), child.stdout)
+        }
+    }
+
+    /// With --watch, SIGTERM during a rebuild does not wait for the build: the server exits within a second, and the
+    /// build is abandoned as a killed one is (the tree stays as it was).
+    func testSIGTERMDuringABuildStopsItWithinASecond() throws {
+        let input = ServeSupport.copyOfDefaultInput()
+        let dist = ServeSupport.tempDir("sigterm-build").appendingPathComponent("dist")
+        let child = try ServeChild([dist.path, "--port", "0", "--watch", input.path, "--threads", "1"], timeout: 600)
+        defer { child.stop() }
+        let manifest = try Data(contentsOf: dist.appendingPathComponent("update-manifest.json"))
+        // Every betting total moved by half a point: each game is simulated again, so the rebuild takes as long as
+        // the first build's simulations (seconds), not the ~1 s of an edit whose results are remembered.
+        let lines = input.appendingPathComponent("nba/lines.csv")
+        let rows = try String(contentsOf: lines, encoding: .utf8).components(separatedBy: "\n").enumerated().map { i, row -> String in
+            var columns = row.components(separatedBy: ",")
+            guard i > 0, columns.count > 3, let total = Double(columns[3]) else { return row }
+            columns[3] = String(total + 0.5)
+            return columns.joined(separator: ",")
+        }
+        try rows.joined(separator: "\n").write(to: lines, atomically: true, encoding: .utf8)
+        XCTAssertTrue(ServeSupport.waitFor(60) { child.stdout.contains("changed: rebuilding") }, child.stdout)
+
+        let started = Date()
+        XCTAssertTrue(child.signal(SIGTERM, waitingUpTo: 1), "still running 1 s after SIGTERM: \(child.stdout)")
+        print("exited \(String(format: "%.3f", Date().timeIntervalSince(started))) s after SIGTERM")
+        XCTAssertTrue(ServeSupport.waitFor(10) { !child.process.isRunning })
+        XCTAssertEqual(child.process.terminationStatus, 0)
+        XCTAssertTrue(child.stdout.contains("a build was still running"), "the signal came during the build: \(child.stdout)")
+        XCTAssertEqual(try Data(contentsOf: dist.appendingPathComponent("update-manifest.json")), manifest, "the served tree is the one before")
+        let privateFolder = dist.deletingLastPathComponent().appendingPathComponent(".dist.serve-\(child.process.processIdentifier)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: privateFolder.path), "its snapshot folder is removed")
+    }
+
     func testUsageErrorsExitTwoAndABusyPortExitsOne() throws {
         let folder = ServeSupport.tempDir("usage")
         let notATree = folder.appendingPathComponent("plain")

@@ -247,3 +247,131 @@ struct RawHTTP {
         init(_ d: String) { description = d }
     }
 }
+
+/// `generator serve` as a child process, as a user runs it (optionally under `ulimit -n`), with its output collected
+/// as it comes. `stop` (or deinit) ends it; nothing is left running.
+final class ServeChild: @unchecked Sendable {
+    let process = Process()
+    private(set) var url: URL!
+    private let lock = NSLock()
+    private var out = "", err = ""
+    private var readers: [Thread] = []
+
+    /// Starts `generator serve ARGS` and waits (up to `timeout` s) for its "Serving … at URL" line.
+    init(_ args: [String], fileLimit: Int? = nil, timeout: Double = 60) throws {
+        if let fileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", ServeCommandTests.binary.path, "serve"] + args
+        } else {
+            process.executableURL = ServeCommandTests.binary
+            process.arguments = ["serve"] + args
+        }
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        try process.run()
+        readers = [(outPipe, true), (errPipe, false)].map { pipe, isOut in
+            let reader = Thread { [weak self] in
+                while true {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { return }
+                    guard let self else { return }
+                    self.lock.withLock { if isOut { self.out += String(decoding: chunk, as: UTF8.self) } else { self.err += String(decoding: chunk, as: UTF8.self) } }
+                }
+            }
+            reader.start()
+            return reader
+        }
+        var found: URL?
+        _ = ServeSupport.waitFor(timeout) {
+            if let range = stdout.range(of: #"Serving .* at http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression),
+               let u = stdout[range].range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) {
+                found = URL(string: String(stdout[range][u]))
+            }
+            return found != nil || !process.isRunning
+        }
+        guard let found else {
+            stop()
+            throw RawHTTP.Failure("no URL printed: \(stdout) \(stderr)")
+        }
+        url = found
+    }
+
+    var port: Int { url.port! }
+    var stdout: String { lock.withLock { out } }
+    var stderr: String { lock.withLock { err } }
+
+    /// Sends `signal` and waits up to `seconds` for the exit; true when it exited.
+    func signal(_ signal: Int32, waitingUpTo seconds: Double) -> Bool {
+        kill(process.processIdentifier, signal)
+        return ServeSupport.waitFor(seconds) { !process.isRunning }
+    }
+
+    /// Ends the child: SIGTERM, then SIGKILL if it is still running 10 s later.
+    func stop() {
+        guard process.isRunning else { return }
+        if !signal(SIGTERM, waitingUpTo: 10) { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    }
+
+    deinit { stop() }
+}
+
+/// Plain sockets to 127.0.0.1 for the tests that misbehave as clients (half-open, endless heads).
+enum TestSocket {
+    /// A connected TCP socket (blocking), with send and receive timeouts of `timeout` seconds; nil when refused.
+    static func connect(port: Int, timeout: Int = 10) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var tv = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { close(fd); return nil }
+        return fd
+    }
+
+    /// Sends all of `bytes`; false when the connection failed first (the server closed it).
+    @discardableResult
+    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return false }
+            sent += n
+        }
+        return true
+    }
+
+    /// What the server sends until it closes the connection (or the receive timeout, or a reset).
+    static func receiveAll(_ fd: Int32) -> (bytes: [UInt8], closed: Bool) {
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { out += buf[..<n]; continue }
+            if n < 0, errno == EINTR { continue }
+            // 0: closed; ECONNRESET: closed with unread bytes on the server's side; EAGAIN: the timeout.
+            return (out, n == 0 || errno == ECONNRESET)
+        }
+    }
+
+    /// The status code of the first answer in `bytes`, if any.
+    static func status(_ bytes: [UInt8]) -> Int? {
+        let line = String(decoding: bytes.prefix { $0 != 0x0D }, as: UTF8.self).split(separator: " ")
+        return line.count >= 2 && line[0].hasPrefix("HTTP/1.") ? Int(line[1]) : nil
+    }
+}
+
+/// A value test threads share, under a lock.
+final class TestBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.withLock { stored } }
+    func update(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
+}

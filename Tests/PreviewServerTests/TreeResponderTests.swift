@@ -191,7 +191,8 @@ final class TreeResponderTests: XCTestCase {
     }
 
     func testOnlyGetAndHeadAreAllowed() throws {
-        for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PROPFIND"] {
+        // Any method at all, standard or not (methods are case-sensitive: `get` is not GET).
+        for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "PROPFIND", "BREW", "M-SEARCH", "get", "Head"] {
             let r = try RawHTTP.get(port: port, "/app-config.json", method: method)
             XCTAssertEqual(r.status, 405, method)
             XCTAssertEqual(r.header("Allow"), "GET, HEAD", method)
