@@ -25,4 +25,12 @@ extension LocalCopy {
         // A record for the app, not a guard: losing it loses only the time of the last check.
         try? d.write(to: URL(fileURLWithPath: checkPath), options: .atomic)
     }
+
+    /// The copy's manifest replaced by a newer signing of the same release (the same file index: only `expires` and
+    /// the signature differ), written beside it and renamed over it, so a reader sees one or the other.
+    func replaceManifest(_ bytes: [UInt8]) throws {
+        do { try Data(bytes).write(to: directory.appendingPathComponent("update-manifest.json"), options: .atomic) } catch {
+            throw SyncError(.localFailure, "cannot write \(directory.path)/update-manifest.json: \(error.localizedDescription)")
+        }
+    }
 }

@@ -21,6 +21,8 @@ struct SyncRun {
         // (A root that dropped a key resets the floor: see `ReleaseTrust`.)
         if accepted?.versionFloorReset != true { try refuseRollback(to: manifest.release, from: local) }
         if isCurrent(local, manifest.release) {
+            // The same release signed again (a later expiry): the copy's manifest becomes the new one.
+            if accepted != nil, let have = copy.read("update-manifest.json"), have.bytes != manifest.bytes { try copy.replaceManifest(manifest.bytes) }
             copy.writeState(manifest.state)
             if let accepted { copy.writeCheck(.init(lastSuccessfulCheck: sync.trust!.now(), releaseTime: manifest.releaseTime, expires: accepted.release.expires)) }
             report.alreadyCurrent = true

@@ -256,4 +256,19 @@ final class SignedSyncTests: XCTestCase {
         XCTAssertEqual(bad.status, 1, bad.output)
         XCTAssertTrue(bad.output.contains("FAIL 0 valid signature(s) by root 3's keys"), bad.output)
     }
+
+    /// The same release signed again with a later expiry (a renewal): the copy is current, its manifest the new one.
+    func testRenewedReleaseReplacesTheCopysManifest() throws {
+        let dir = try copy(at: 2, "renewed")
+        let site = try signed.hostileCopy(of: 2, "renewed")
+        let later = TrustTime.text(Date().addingTimeInterval(20 * 86_400))
+        try SignedTrees.writeManifest(SignedTrees.replacing(try SignedTrees.payload(of: site), "expires", with: .string(later)), signedBy: [signed.a], into: site)
+        let before = TestSupport.snapshot(dir)
+        let report = try sync(site, dir)
+        XCTAssertTrue(report.alreadyCurrent)
+        XCTAssertEqual(report.expires.map(TrustTime.text), later)
+        let after = TestSupport.snapshot(dir)
+        XCTAssertEqual(after.keys.filter { after[$0] != before[$0] }, ["update-manifest.json"])
+        XCTAssertEqual(after["update-manifest.json"], try Data(contentsOf: site.appendingPathComponent("update-manifest.json")))
+    }
 }
