@@ -67,7 +67,7 @@ struct BuildCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a machine-readable JSON summary on stdout.")
     var json = false
 
-    @Flag(name: .long, help: "Print progress (stage, files done of total) on stderr at least every 2 seconds even when stderr is not a terminal (on a terminal it is on by default, unless --json).")
+    @Flag(name: .long, help: "Print progress (stage, files done of total) on stderr about every second even when stderr is not a terminal (on a terminal it is on by default, unless --json).")
     var progress = false
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another build writing the same output; 0 fails at once (exit 2).", valueName: "seconds"))

@@ -61,7 +61,11 @@ extension SigningKey {
             throw BuildError(file: url.path, "already exists; a key is never overwritten (move it away first)")
         }
         try Self.create(privateURL, text, mode: 0o600)
-        try Self.create(publicURL, Data(publicKey.rawRepresentation).base64EncodedString() + "\n", mode: 0o644)
+        // Both or neither: a private key without its public file would be refused as existing by the next try.
+        do { try Self.create(publicURL, Data(publicKey.rawRepresentation).base64EncodedString() + "\n", mode: 0o644) } catch {
+            unlink(privateURL.path)
+            throw error
+        }
         return (privateURL, publicURL)
     }
 
