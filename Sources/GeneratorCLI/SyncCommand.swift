@@ -58,16 +58,7 @@ struct SyncCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let isTTY = isatty(STDERR_FILENO) == 1
-        var trust: ReleaseTrust?
-        if let root {
-            do {
-                guard let bytes = FileManager.default.contents(atPath: root), bytes.count < 1 << 20 else { throw TrustFailure("\(root): cannot read it (a file under 1 MB)") }
-                trust = try ReleaseTrust(pinned: SignedRoot(json: Array(bytes), source: root))
-            } catch {
-                FileHandle.standardError.write(Data("error: --root: \(TreePath.shown("\(error)", limit: 2000))\n".utf8))
-                throw ExitCode(2)
-            }
-        }
+        let trust = try root.map(PinnedRoot.trust)
         let sync = TreeSync(site: site, directory: folder,
                             configuration: HTTPFetcher.Configuration(timeout: timeout, retries: retries, maxParallel: parallel, deadline: deadline), trust: trust)
         // Progress comes from several download threads at once.

@@ -23,14 +23,7 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds a request may wait for data (URL only).", valueName: "seconds")) var timeout: Double = 30
 
     func run() throws {
-        let trust: ReleaseTrust
-        do {
-            guard let bytes = FileManager.default.contents(atPath: root), bytes.count < 1 << 20 else { throw TrustFailure("\(root): cannot read it (a file under 1 MB)") }
-            trust = try ReleaseTrust(pinned: SignedRoot(json: Array(bytes), source: root))
-        } catch {
-            FileHandle.standardError.write(Data("error: --root: \(TreePath.shown("\(error)", limit: 2000))\n".utf8))
-            throw ExitCode(2)
-        }
+        let trust = try PinnedRoot.trust(root)
         if let url = URL(string: tree), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false {
             try verifySite(url, trust)
         } else {

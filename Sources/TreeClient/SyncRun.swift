@@ -24,7 +24,7 @@ struct SyncRun {
             // The same release signed again (a later expiry): the copy's manifest becomes the new one.
             if accepted != nil, let have = copy.read("update-manifest.json"), have.bytes != manifest.bytes { try copy.replaceManifest(manifest.bytes) }
             copy.writeState(manifest.state)
-            if let accepted { copy.writeCheck(.init(lastSuccessfulCheck: sync.trust!.now(), releaseTime: manifest.releaseTime, expires: accepted.release.expires)) }
+            saveCheck(report)
             report.alreadyCurrent = true
             return report
         }
@@ -48,7 +48,7 @@ struct SyncRun {
 
         try copy.swap(in: staging)
         copy.writeState(manifest.state)
-        if let accepted { copy.writeCheck(.init(lastSuccessfulCheck: sync.trust!.now(), releaseTime: manifest.releaseTime, expires: accepted.release.expires)) }
+        saveCheck(report)
         report.unchanged = assembly.unchanged
         report.patched = assembly.patched
         report.downloaded = assembly.download.count
@@ -200,6 +200,12 @@ struct SyncRun {
         }
         do { manifest.release = try ReleaseManifest(accepted.release.payload) } catch { throw SyncError(.invalidRelease, "\(site): signed \(error)") }
         return accepted
+    }
+
+    /// With a pinned root: the copy is known current as of this sync (read back for an expired release's error).
+    func saveCheck(_ report: SyncReport) {
+        guard let time = report.lastSuccessfulCheck else { return }
+        copy.writeCheck(.init(lastSuccessfulCheck: time, releaseTime: report.releaseTime, expires: report.expires))
     }
 
     func record(_ accepted: ReleaseTrust.Accepted, in report: inout SyncReport) {

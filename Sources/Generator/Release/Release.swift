@@ -89,12 +89,12 @@ public struct PreviousRelease: Sendable {
         let roots = signing.roots
         let trust: ReleaseTrust
         do { trust = try ReleaseTrust(pinned: roots[0]) } catch { throw Unreadable(why: "\(error)") }
-        if acceptUnsigned, (try? SignedRelease.of(manifest: manifest)) == nil { return manifest }
+        let unsigned = (try? SignedRelease.of(manifest: manifest)) == nil
+        if acceptUnsigned && unsigned { return manifest }
         do {
             return try trust.check(manifest: manifest, copy: nil, ignoringExpiry: true) { n in n <= roots.count ? roots[n - 1].bytes : nil }.release.payload
         } catch {
-            let hint = (try? SignedRelease.of(manifest: manifest)) == nil ? " (for a site's first signed release: --accept-unsigned-previous)" : ""
-            throw Unreadable(why: "\(error)\(hint)")
+            throw Unreadable(why: "\(error)" + (unsigned ? " (for a site's first signed release: --accept-unsigned-previous)" : ""))
         }
     }
 

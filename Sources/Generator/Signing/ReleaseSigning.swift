@@ -53,12 +53,7 @@ struct ReleaseSigning: Sendable {
             do { r = try SignedRoot(json: [UInt8](try InputFiles.read(url, display: shown)), source: shown) } catch let e as TrustFailure {
                 throw BuildError(file: shown, "\(e)")
             }
-            guard r.version == k + 1 else { throw BuildError(file: shown, "its version is \(r.version), not \(k + 1)") }
-            if let previous = roots.last {
-                do { try previous.accepts(next: r) } catch { throw BuildError(file: shown, "\(error)") }
-            } else if !r.isSelfSigned {
-                throw BuildError(file: shown, "root 1 lacks \(r.threshold) valid signature(s) by its own keys")
-            }
+            do { try SignedRoot.checkLink(r, after: roots.last) } catch { throw BuildError(file: shown, "\(error)") }
             roots.append(r)
         }
         let newest = roots[roots.count - 1], shown = "\(display)/\(newest.version).root.json"

@@ -57,9 +57,7 @@ public enum RootMaker {
             guard let data = FileManager.default.contents(atPath: url.path) else { return roots }
             let root: SignedRoot
             do { root = try SignedRoot(json: Array(data), source: url.path) } catch { throw BuildError(file: url.path, "\(error)") }
-            if let last = roots.last {
-                do { try last.accepts(next: root) } catch { throw BuildError(file: url.path, "\(error)") }
-            }
+            do { try SignedRoot.checkLink(root, after: roots.last) } catch { throw BuildError(file: url.path, "\(error)") }
             roots.append(root)
         }
     }

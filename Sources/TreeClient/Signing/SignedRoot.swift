@@ -85,6 +85,14 @@ public struct SignedRoot: Sendable {
         }
     }
 
+    /// `next` checked as the root after `previous` in the chain a publisher keeps (`previous` nil: `next` must be
+    /// root 1 and sign itself); see `accepts(next:)`.
+    public static func checkLink(_ next: SignedRoot, after previous: SignedRoot?) throws {
+        if let previous { return try previous.accepts(next: next) }
+        guard next.version == 1 else { throw TrustFailure("the first root is version \(next.version), not 1") }
+        guard next.isSelfSigned else { throw TrustFailure("root 1 lacks \(next.threshold) valid signature(s) by its own keys") }
+    }
+
     /// The payload of a new root (for the publisher's tools): keys in the given order.
     public static func payload(version: Int, expires: Date, threshold: Int, maxVersionJump: Int, keys: [PublicSigningKey]) -> [UInt8] {
         let list = keys.map {
