@@ -49,7 +49,7 @@ let package = Package(
             "Generator", "TreeClient", "LowLevel", .product(name: "FlyingSocks", package: "FlyingFox"),
         ]),
         .executableTarget(name: "GeneratorCLI", dependencies: [
-            "Generator", "TreeClient", "PreviewServer", "LowLevel",
+            "Generator", "Indexer", "Schemas", "TreeClient", "PreviewServer", "LowLevel",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The repository's test data (Tests/Data) and the outside tools tests need: a missing tool skips its test

@@ -1,18 +1,21 @@
 import Foundation
 import Schemas
 
-/// The reference client of the ranked index: exactly what an app implements over the downloaded files.
-/// It fetches files through `load` (a path relative to the tree root → bytes) and remembers what it fetched,
-/// so callers can report the bytes a query costs.
+/// The reference client of the ranked index: exactly what an app implements over the downloaded files (the browser's
+/// `search.js` is a port of it). It fetches files through `load` (a path relative to the tree root → bytes) and
+/// remembers what it fetched, so callers can report the bytes a query costs.
 ///
-/// A query is analysed like the documents. Each query term matches its exact index term; the last term also
-/// matches terms it is a prefix of (while typing), weighted `prefixWeight`; a term of 5+ characters that is not
-/// in the index matches index terms one edit away (insert, delete, substitute or swap two neighbours), weighted
-/// `typoWeight`. A document's score is the sum over query terms of its best weighted match, times the share of
-/// query terms it matches; ties are broken by document order, so results are deterministic.
+/// A query is analysed like the documents. Each word matches its index term and its stem; the last word, while typing,
+/// also matches terms it is a prefix of; a word of 5+ characters that matches nothing matches index terms one edit
+/// away. A result matches every word (`total` counts them); only when no document does are the documents that match
+/// the most words returned, with `partial` set. Filters narrow the results (OR within a field, AND across fields); a
+/// filter without words browses every document it admits. Results are ordered by relevance (the sum of each word's best
+/// weighted score) or by a sort, ties by relevance, then by document order, so every client gives the same order.
 public final class Query {
     public static let prefixExpansions = 40
     public static let prefixWeight = 0.9
+    /// A prefix reaching a term found in no document's first field (a brand or category word only).
+    public static let secondaryPrefixWeight = 0.45
     public static let typoMinimumLength = 5
     public static let typoWeight = 0.7
 
@@ -20,6 +23,48 @@ public final class Query {
         public let document: Int
         public let score: Double
         public let stored: JSON
+    }
+
+    /// What to ask: the text, filters by field (each a list of values, any of which admits a document), the sort (a
+    /// name from the meta file's `sorts`, or `relevance`), the page, and whether to count facets.
+    public struct Request: Sendable {
+        public var text: String
+        public var filters: [String: [String]]
+        public var sort: String
+        public var limit: Int
+        public var offset: Int
+        public var facets: Bool
+        /// false: the user is still typing (the last word is also a prefix).
+        public var complete: Bool
+        public init(_ text: String, filters: [String: [String]] = [:], sort: String = "relevance", limit: Int = 10, offset: Int = 0,
+                    facets: Bool = false, complete: Bool = false) {
+            self.text = text; self.filters = filters; self.sort = sort; self.limit = limit; self.offset = offset
+            self.facets = facets; self.complete = complete
+        }
+    }
+
+    /// One facet field's counts over the whole result set: values with at least one result, most first (ties by value).
+    public struct FacetCount: Sendable, Equatable {
+        public let field: String
+        public let values: [(value: String, label: String, count: Int)]
+        public static func == (a: FacetCount, b: FacetCount) -> Bool {
+            a.field == b.field && a.values.elementsEqual(b.values) { $0.value == $1.value && $0.label == $1.label && $0.count == $1.count }
+        }
+    }
+
+    public struct Response {
+        public var results: [Result]
+        /// Every document that matches (every word, or with `partial` the most words) and passes the filters.
+        public var total: Int
+        /// No document matched every word: these match the most words there are.
+        public var partial: Bool
+        /// Per facet field of the meta file, when asked for.
+        public var facets: [FacetCount]
+    }
+
+    /// A request the index cannot answer: an unknown field, value form or sort. Says what it has instead.
+    public struct RequestError: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Parsed files that several clients of one tree may share (one client per first query, each reporting what a
@@ -33,12 +78,13 @@ public final class Query {
     public private(set) var fetched: [(path: String, bytes: Int)] = []
     var cache: [String: JSON] = [:]
     let shared: Files?
-    private var metaValue: JSON = .null
+    var meta: JSON = .null
+    var postingCache: [String: TermPostings?] = [:]
 
     public init(metaPath: String, shared: Files? = nil, load: @escaping (String) throws -> [UInt8]) throws {
         self.load = load
         self.shared = shared
-        metaValue = try file(metaPath)
+        meta = try file(metaPath)
     }
 
     func file(_ path: String) throws -> JSON {
@@ -56,149 +102,61 @@ public final class Query {
         return j
     }
 
+    /// A shard of a sorted list of keys (terms, facet values), found by its first and last key.
     struct Shard { let first: String; let last: String; let path: String }
 
-    var shards: [Shard] {
-        (metaValue["termShards"]?.arrayValue ?? []).compactMap { s in
+    static func shards(_ list: JSON?) -> [Shard] {
+        (list?.arrayValue ?? []).compactMap { s in
             guard let f = s["first"]?.stringValue, let l = s["last"]?.stringValue, let p = s["path"]?.stringValue else { return nil }
             return Shard(first: f, last: l, path: p)
         }
     }
 
-    var postingCache: [String: [Int: Int]?] = [:]
-
-    /// Postings of one term (doc → score), or nil when the index does not have it.
-    func postings(_ term: String) throws -> [Int: Int]? {
-        if let cached = postingCache[term] { return cached }
-        let p = try readPostings(term)
-        postingCache[term] = p
-        return p
+    /// The shard whose key range holds `key`.
+    static func shard(_ shards: [Shard], _ key: String) -> Shard? {
+        shards.first { !RankedIndexBuilder.byteOrder(key, $0.first) && !RankedIndexBuilder.byteOrder($0.last, key) }
     }
 
-    func readPostings(_ term: String) throws -> [Int: Int]? {
-        guard let shard = shards.first(where: { !RankedIndexBuilder.byteOrder(term, $0.first) && !RankedIndexBuilder.byteOrder($0.last, term) }) else { return nil }
-        let j = try file(shard.path)
-        let terms = j["terms"]?.arrayValue ?? []
-        var lo = 0, hi = terms.count
+    /// The position of `key` in a shard's sorted `list`, if it is there.
+    static func find(_ key: String, in list: [JSON]) -> Int? {
+        var lo = 0, hi = list.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if RankedIndexBuilder.byteOrder(terms[mid].stringValue ?? "", term) { lo = mid + 1 } else { hi = mid }
+            if RankedIndexBuilder.byteOrder(list[mid].stringValue ?? "", key) { lo = mid + 1 } else { hi = mid }
         }
-        guard lo < terms.count, terms[lo].stringValue == term, let flat = j["postings"]?[lo]?.arrayValue else { return nil }
-        var out: [Int: Int] = [:]
-        var doc = 0
-        var k = 0
-        while k + 1 < flat.count {
-            doc += flat[k].intValue ?? 0
-            out[doc] = flat[k + 1].intValue ?? 0
-            k += 2
-        }
-        return out
+        return lo < list.count && list[lo].stringValue == key ? lo : nil
     }
 
-    /// Index terms that start with `prefix`, most frequent first (at most `prefixExpansions`).
-    func expansions(_ prefix: String) throws -> [String] {
-        var found: [(String, Int)] = []
-        for s in shards {
-            // The shard's range [first, last] meets the range of words starting with the prefix.
-            if RankedIndexBuilder.byteOrder(s.last, prefix) { continue }
-            if !s.first.hasPrefix(prefix) && RankedIndexBuilder.byteOrder(prefix, s.first) { break }
-            let j = try file(s.path)
-            let terms = j["terms"]?.arrayValue ?? []
-            for (i, t) in terms.enumerated() {
-                guard let t = t.stringValue, t.hasPrefix(prefix), t != prefix else { continue }
-                found.append((t, (j["postings"]?[i]?.arrayValue?.count ?? 0) / 2))
-            }
+    /// Runs a request: the matching documents, narrowed by the filters, ordered, and the page's stored objects.
+    public func search(_ request: Request) throws -> Response {
+        let filter = try filterSet(request.filters)
+        var matched: [Int: Double]
+        var partial = false
+        let words = Self.queryWords(request.text)
+        if words.isEmpty {
+            // A browse: every document the filters admit (nothing without a filter), in the declared order.
+            guard let filter else { return Response(results: [], total: 0, partial: false, facets: try facetCounts([], request.facets)) }
+            matched = Dictionary(uniqueKeysWithValues: filter.sorted().map { ($0, 0.0) })
+        } else {
+            (matched, partial) = try matches(words, text: request.text, complete: request.complete, within: filter)
         }
-        return found.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : RankedIndexBuilder.byteOrder($0.0, $1.0) }.prefix(Self.prefixExpansions).map(\.0)
-    }
-
-    /// Index terms exactly one edit away (Damerau–Levenshtein, adjacent swap counts as one).
-    func typoCandidates(_ term: String) throws -> [String] {
-        let len = term.count
-        var out: [String] = []
-        for v in metaValue["vocabulary"]?.arrayValue ?? [] {
-            guard let l = v["length"]?.intValue, abs(l - len) <= 1, let p = v["path"]?.stringValue else { continue }
-            for t in try file(p)["terms"]?.arrayValue ?? [] {
-                if let t = t.stringValue, Self.oneEdit(term, t) { out.append(t) }
-            }
-        }
-        return out.sorted(by: RankedIndexBuilder.byteOrder)
-    }
-
-    static func oneEdit(_ a: String, _ b: String) -> Bool {
-        let x = Array(a), y = Array(b)
-        if x == y { return false }
-        if x.count == y.count {
-            let diffs = (0..<x.count).filter { x[$0] != y[$0] }
-            if diffs.count == 1 { return true }
-            return diffs.count == 2 && diffs[1] == diffs[0] + 1 && x[diffs[0]] == y[diffs[1]] && x[diffs[1]] == y[diffs[0]]
-        }
-        let (s, l) = x.count < y.count ? (x, y) : (y, x)
-        guard l.count - s.count == 1 else { return false }
-        var i = 0
-        while i < s.count && s[i] == l[i] { i += 1 }
-        return s[i...] == l[(i + 1)...]
-    }
-
-    /// Runs a query; `complete` false means the user is still typing (the last term is a prefix).
-    public func search(_ text: String, limit: Int = 10, offset: Int = 0, complete: Bool = false) throws -> (results: [Result], total: Int) {
-        let ranked = try rank(text, complete: complete)
-        let page = ranked.dropFirst(offset).prefix(limit)
-        // The result store: fetch only the shards holding this page (the last shard starting at or before the doc).
-        let store = (metaValue["store"]?["shards"]?.arrayValue ?? []).compactMap { e -> (Int, String)? in
-            guard let f = e["first"]?.intValue, let p = e["path"]?.stringValue else { return nil }
-            return (f, p)
-        }
+        let sortName = words.isEmpty && request.sort == "relevance" ? (meta["browse"]?.stringValue ?? "relevance") : request.sort
+        let ordered = try order(matched, sort: sortName, upTo: request.offset + request.limit)
+        let page = Array(ordered.dropFirst(request.offset).prefix(request.limit))
         var results: [Result] = []
-        for r in page {
-            guard let (first, p) = store.last(where: { $0.0 <= r.doc }) else { continue }
-            let s = try file(p)
-            results.append(Result(document: r.doc, score: r.score, stored: s["documents"]?[r.doc - first] ?? .null))
-        }
-        return (results, ranked.count)
+        for d in page { if let stored = try stored(d) { results.append(Result(document: d, score: matched[d] ?? 0, stored: stored)) } }
+        return Response(results: results, total: matched.count, partial: partial, facets: try facetCounts(Array(matched.keys), request.facets))
     }
 
-    /// Every matching document (its position in the index) with its score, best first.
+    /// Runs a text query by relevance (kept for callers of the first format's client).
+    public func search(_ text: String, limit: Int = 10, offset: Int = 0, complete: Bool = false) throws -> (results: [Result], total: Int) {
+        let r = try search(Request(text, limit: limit, offset: offset, complete: complete))
+        return (r.results, r.total)
+    }
+
+    /// Every matching document with its score, best first (ties by document order).
     public func rank(_ text: String, complete: Bool = false) throws -> [(doc: Int, score: Double)] {
-        try matches(text, complete: complete).sorted { $0.score != $1.score ? $0.score > $1.score : $0.doc < $1.doc }
-    }
-
-    /// The same documents and scores in no particular order (what `rank` sorts): enough to count them or to ask
-    /// whether a document is among them.
-    public func matches(_ text: String, complete: Bool = false) throws -> [(doc: Int, score: Double)] {
-        let words = Analyzer.words(text).filter { !Analyzer.stopWords.contains($0) }
-        guard !words.isEmpty else { return [] }
-        var perTerm: [[Int: Double]] = []
-        for (i, w) in words.enumerated() {
-            let term = Analyzer.stem(w)
-            var best: [Int: Double] = [:]
-            func add(_ t: String, _ weight: Double) throws {
-                guard let p = try postings(t) else { return }
-                for (d, s) in p { best[d] = max(best[d] ?? 0, Double(s) * weight) }
-            }
-            try add(term, 1)
-            if term != w { try add(w, 1) }
-            let isLast = i == words.count - 1
-            if isLast && !complete && !text.hasSuffix(" ") {
-                for t in try expansions(w) where t != term { try add(t, Self.prefixWeight) }
-            }
-            if best.isEmpty && w.count >= Self.typoMinimumLength {
-                // One edit from the word as typed or from its stem ("drils" → "drill", "drills").
-                var candidates = Set(try typoCandidates(w))
-                if term != w && term.count >= Self.typoMinimumLength - 1 { candidates.formUnion(try typoCandidates(term)) }
-                // The likeliest intended words: candidates at least half as frequent as the most frequent one
-                // ("drils" means "drill", not the rarer "drip").
-                var lists: [(String, [Int: Int])] = []
-                for t in candidates.sorted(by: RankedIndexBuilder.byteOrder) { if let p = try postings(t) { lists.append((t, p)) } }
-                let top = lists.map(\.1.count).max() ?? 0
-                for (_, p) in lists where p.count * 2 >= top { for (d, s) in p { best[d] = max(best[d] ?? 0, Double(s) * Self.typoWeight) } }
-            }
-            perTerm.append(best)
-        }
-        var total: [Int: (score: Double, matched: Int)] = [:]
-        for m in perTerm { for (d, s) in m { total[d, default: (0, 0)].score += s; total[d, default: (0, 0)].matched += 1 } }
-        let n = Double(perTerm.count)
-        return total.map { (doc: $0.key, score: $0.value.score * Double($0.value.matched) / n) }
+        let (m, _) = try matches(Self.queryWords(text), text: text, complete: complete, within: nil)
+        return m.map { (doc: $0.key, score: $0.value) }.sorted { $0.score != $1.score ? $0.score > $1.score : $0.doc < $1.doc }
     }
 }

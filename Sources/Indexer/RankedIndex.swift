@@ -10,16 +10,16 @@ public struct RankedDocument: Sendable {
     /// The same as JSON text, when the caller wrote it already (then `stored` is not consulted): 100,000 small
     /// objects are cheaper to write than to build.
     public var storedText: [UInt8]?
-    /// Documents of one group (e.g. a brand) are kept in one result-store shard when the group fits in one.
-    public var group: String
+    /// The document's values of the index's fields (`SearchFields`), by field name.
+    public var values: [String: SearchValue]
 
-    public init(id: String, fields: [(name: String, weight: Double, text: String)], stored: JSON, group: String = "") {
-        self.id = id; self.fields = fields; self.stored = stored; self.group = group
+    public init(id: String, fields: [(name: String, weight: Double, text: String)], stored: JSON, values: [String: SearchValue] = [:]) {
+        self.id = id; self.fields = fields; self.stored = stored; self.values = values
     }
 
     /// `storedText`: the stored object as compact JSON text (what `JSONWriter` gives for it).
-    public init(id: String, fields: [(name: String, weight: Double, text: String)], storedText: [UInt8], group: String = "") {
-        self.id = id; self.fields = fields; self.stored = .null; self.storedText = storedText; self.group = group
+    public init(id: String, fields: [(name: String, weight: Double, text: String)], storedText: [UInt8], values: [String: SearchValue] = [:]) {
+        self.id = id; self.fields = fields; self.stored = .null; self.storedText = storedText; self.values = values
     }
 }
 
@@ -36,10 +36,18 @@ public struct RankedIndexBuilder: Sendable {
         public var b = 0.75
         /// Score quantisation: stored score = round(BM25 × scale).
         public var scale = 100.0
+        /// Stored scores are moved to a geometric grid of this step (see `quantised`).
+        public var scoreStep = 0.06
         /// Target raw size of a term shard; one posting list larger than this gets a shard of its own.
-        public var termShardBytes = 48_000
-        /// Documents per result-store shard.
-        public var storeShardSize = 256
+        public var termShardBytes = 8000
+        /// Target raw size of a facet shard; one value's documents larger than this get a shard of their own.
+        public var facetShardBytes = 8_000
+        /// Documents per sort chunk.
+        public var sortChunkDocuments = 2_048
+        /// Average documents per result-store shard (a shard ends where a document's id says, up to twice this).
+        public var storeShardSize = 8
+        /// Average result-store shards per store directory (the same, by the shard's name).
+        public var storeDirectoryShards = 32
         public init() {}
     }
 
@@ -57,24 +65,30 @@ public struct RankedIndexBuilder: Sendable {
 
     /// Documents handed over one at a time, so a large index never holds them all: `document(i)` when its terms
     /// are counted (released right after), `writeStored(i, text)` when its result-store shard is written (the stored
-    /// object, as `JSONWriter` writes it), `group(i)` for the store's shard boundaries.
+    /// object, as `JSONWriter` writes it), `id(i)` for the store's shard boundaries, `value(i, f)` for document i's value
+    /// of `fields.fields[f]`.
     public struct Source {
         public var count: Int
         public var document: (Int) -> RankedDocument
         public var writeStored: (Int, JSONStream) throws -> Void
-        public var group: (Int) -> String
+        public var id: (Int) -> String
+        public var fields: SearchFields
+        public var value: ((Int, Int) -> SearchValue?)?
         public init(count: Int, document: @escaping (Int) -> RankedDocument, writeStored: @escaping (Int, JSONStream) throws -> Void,
-                    group: @escaping (Int) -> String) {
-            self.count = count; self.document = document; self.writeStored = writeStored; self.group = group
+                    id: @escaping (Int) -> String, fields: SearchFields = .none, value: ((Int, Int) -> SearchValue?)? = nil) {
+            self.count = count; self.document = document; self.writeStored = writeStored; self.id = id
+            self.fields = fields; self.value = value
         }
     }
 
     /// `folder` is the path prefix of every file (e.g. `search`); documents keep the given order (which is the
     /// store order: put documents that are often found together next to each other).
-    public func build(_ docs: [RankedDocument], folder: String, threads: Int = 1) throws -> Output {
-        try build(Source(count: docs.count, document: { docs[$0] },
-                         writeStored: { i, t in if let text = docs[i].storedText { t.raw(text) } else { try t.value(docs[i].stored) } },
-                         group: { docs[$0].group }), folder: folder, threads: threads)
+    public func build(_ docs: [RankedDocument], folder: String, fields: SearchFields = .none, threads: Int = 1) throws -> Output {
+        let names = fields.fields.map(\.name)
+        return try build(Source(count: docs.count, document: { docs[$0] },
+                                writeStored: { i, t in if let text = docs[i].storedText { t.raw(text) } else { try t.value(docs[i].stored) } },
+                                id: { docs[$0].id }, fields: fields, value: { docs[$0].values[names[$1]] }),
+                         folder: folder, threads: threads)
     }
 
     /// The same from documents handed over one at a time (see `Source`). Each stage releases what the next one
@@ -89,75 +103,34 @@ public struct RankedIndexBuilder: Sendable {
         let t = try terms ?? self.terms(docs, folder: folder, threads: threads)
         let s = settings
         var files = t.files
-        var store: [JSON] = [], shards: [(path: String, documents: Range<Int>, kept: Bool)] = []
-        for r in storeShards(docs) {
-            let path: String
-            if let known = keptStore(r) {
-                path = known
-                shards.append((path, r, true))
-            } else {
-                let text = try storeText(docs, r)
-                path = "\(folder)/store/\(Self.contentName(text)).json"
-                files.append((path, text))
-                shards.append((path, r, false))
-            }
-            store.append(.obj(["first": .int(r.lowerBound), "path": .string(path)]))
-        }
+        let store = try self.store(docs, folder: folder, keptStore: keptStore)
+        files += store.files
+        let fields = try fieldFiles(docs, folder: folder)
+        files += fields.files
         let meta: JSON = .obj([
-            "format": 2,
+            "format": 3,
             "documents": .int(docs.count),
             "terms": .int(t.count),
             "ranking": .obj(["model": "BM25F", "k1": .double(s.k1), "b": .double(s.b), "scoreScale": .double(s.scale),
+                             "scoreStep": .double(s.scoreStep),
                              "fieldWeights": .object(JSONObject(Self.fieldWeights(docs).map { ($0.0, JSON.double($0.1)) }))]),
             "analyzer": .obj(["stopWords": .strings(Analyzer.stopWords.sorted()), "minimumLength": .int(Analyzer.minimumLength),
                               "stemming": "possessives and plurals (Analyzer.stem)", "folding": "NFKD, marks dropped, lowercase"]),
-            "query": .obj(["prefixLastTerm": true, "prefixExpansions": .int(Query.prefixExpansions),
-                           "prefixWeight": .double(Query.prefixWeight), "typoMinimumLength": .int(Query.typoMinimumLength),
-                           "typoWeight": .double(Query.typoWeight)]),
+            "query": .obj(["matching": "every word", "prefixLastTerm": true, "prefixExpansions": .int(Query.prefixExpansions),
+                           "prefixWeight": .double(Query.prefixWeight), "secondaryPrefixWeight": .double(Query.secondaryPrefixWeight),
+                           "typoMinimumLength": .int(Query.typoMinimumLength), "typoWeight": .double(Query.typoWeight)]),
             "termShards": t.shards,
             "vocabulary": t.vocabulary,
-            "store": .obj(["maxShardSize": .int(s.storeShardSize), "shards": .array(store)]),
+            "store": .obj(["directories": .array(store.directories)]),
+            "facets": .array(fields.facets),
+            "sorts": .array(docs.fields.sorts.map { .obj(["name": .string($0.name), "label": .string($0.label),
+                                                          "field": .string($0.field), "descending": .bool($0.descending)]) }),
+            "orders": .array(fields.sorts),
+            "browse": docs.fields.browse.map(JSON.string) ?? .null,
         ])
         let metaPath = "\(folder)/meta.json"
         files.append((metaPath, try JSONWriter().bytes(meta)))
-        return Output(files: files, metaPath: metaPath, store: shards)
-    }
-
-    /// The result store's shards, as document ranges in order. A shard ends early rather than split a group that
-    /// would fit in the next one, so the results of a query within one group (one brand) need one shard.
-    public func storeShards(_ docs: Source) -> [Range<Int>] {
-        let size = settings.storeShardSize
-        // Each document's group, asked once.
-        var groups: [String] = []
-        groups.reserveCapacity(docs.count)
-        for i in 0..<docs.count { groups.append(docs.group(i)) }
-        var shards: [Range<Int>] = []
-        var start = 0
-        while start < docs.count {
-            var end = start
-            while end < docs.count {
-                var groupEnd = end + 1
-                while groupEnd < docs.count && groups[groupEnd] == groups[end] { groupEnd += 1 }
-                if groupEnd - start <= size { end = groupEnd; continue }
-                if end == start || groupEnd - end > size { end = min(start + size, groupEnd) }
-                break
-            }
-            shards.append(start..<end)
-            start = end
-        }
-        return shards
-    }
-
-    /// The text of the result-store shard of documents `r` (its file is named by a hash of it: `contentName`). It does
-    /// not say where it starts (the meta file does): a shard of the same stored objects keeps its name when documents
-    /// before it are added or removed, so a release that adds one product re-makes the shards around it, not every
-    /// shard after it (format 2; format 1 had `first` in each shard).
-    public func storeText(_ docs: Source, _ r: Range<Int>) throws -> [UInt8] {
-        let t = JSONStream(capacity: r.count * 256)
-        t.beginObject(); t.key("documents"); t.beginArray()
-        for i in r { try docs.writeStored(i, t) }
-        t.endArray(); t.endObject()
-        return t.bytes
+        return Output(files: files, metaPath: metaPath, store: store.shards)
     }
 
     static func fieldWeights(_ docs: Source) -> [(String, Double)] {

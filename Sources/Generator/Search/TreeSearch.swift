@@ -11,12 +11,27 @@ public enum TreeSearch {
     public struct Outcome: Sendable {
         public var hits: [Hit]
         public var total: Int
+        /// No product matched every word: these match the most words (ranked index only).
+        public var partial = false
+        /// Per facet field, values and counts over the whole result set, when asked for (ranked index only).
+        public var facets: [Query.FacetCount] = []
+        /// The stored objects of the page, as the index has them (ranked index only).
+        public var items: [JSON] = []
         public var files: [(path: String, bytes: Int, gzip: Int)]
         public var bytes: Int { files.reduce(0) { $0 + $1.bytes } }
         public var gzipBytes: Int { files.reduce(0) { $0 + $1.gzip } }
     }
 
     public static func run(dist: URL, query: String, index: IndexKind, limit: Int) throws -> Outcome {
+        try run(dist: dist, request: Query.Request(query, limit: limit), index: index)
+    }
+
+    /// The same with filters, a sort, an offset and facet counts (the ranked index; the seed indexes have none of them).
+    public static func run(dist: URL, request: Query.Request, index: IndexKind) throws -> Outcome {
+        let query = request.text, limit = request.limit
+        if index != .ranked && (!request.filters.isEmpty || request.sort != "relevance" || request.facets || request.offset > 0) {
+            throw BuildError(file: dist.path, "filters, sorts, facets and offsets need the ranked index (--index ranked)")
+        }
         var files: [(String, Int, Int)] = []
         let tree: TreeReader
         do { tree = try TreeReader(root: dist) } catch { throw BuildError(file: dist.path, "not a folder") }
@@ -43,12 +58,14 @@ public enum TreeSearch {
             return Outcome(hits: Array(hits), total: products.count, files: files)
         case .ranked:
             let q = try Query(metaPath: "search/meta.json", load: load)
-            let (results, total) = try q.search(query, limit: limit, complete: false)
-            let hits = results.map { r in
+            let response: Query.Response
+            do { response = try q.search(request) } catch let e as Query.RequestError { throw BuildError(file: dist.path, e.description) }
+            let hits = response.results.map { r in
                 Hit(id: r.stored["id"]?.stringValue ?? "", name: r.stored["name"]?.stringValue ?? "", brand: r.stored["brand"]?.stringValue ?? "",
                     price: r.stored["price"]?.numberValue?.description ?? "-", score: r.score)
             }
-            return Outcome(hits: hits, total: total, files: files)
+            return Outcome(hits: hits, total: response.total, partial: response.partial, facets: response.facets,
+                           items: response.results.map(\.stored), files: files)
         }
     }
 }

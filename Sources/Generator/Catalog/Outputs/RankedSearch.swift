@@ -12,41 +12,109 @@ struct RankedSearchOutput: CatalogOutput {
 
     static let meta = OutputKind(
         name: "search-meta", pathTemplate: "search/meta.json",
-        summary: "Ranked search: ranking settings, analyzer, and the lists of term, vocabulary and result-store shards.",
-        schema: Schema.object([
-            "format": Schema.integer(min: 1), "documents": Schema.nonNegativeInteger, "terms": Schema.nonNegativeInteger,
-            "ranking": Schema.object(["model": Schema.string, "k1": Schema.number, "b": Schema.number, "scoreScale": Schema.number,
-                                 "fieldWeights": Schema.map(Schema.number(min: 0))]),
-            "analyzer": Schema.object(["stopWords": Schema.array(Schema.string), "minimumLength": Schema.integer(min: 1), "stemming": Schema.string, "folding": Schema.string]),
-            "query": Schema.object(["prefixLastTerm": Schema.boolean, "prefixExpansions": Schema.integer(min: 0), "prefixWeight": Schema.number,
-                               "typoMinimumLength": Schema.integer(min: 1), "typoWeight": Schema.number]),
-            "termShards": Schema.array(Schema.object(["first": Schema.string, "last": Schema.string, "path": Schema.relativePath])),
-            "vocabulary": Schema.array(Schema.object(["length": Schema.integer(min: 1), "path": Schema.relativePath])),
-            "store": Schema.object(["maxShardSize": Schema.integer(min: 1), "shards": Schema.array(Schema.object(["first": Schema.nonNegativeInteger, "path": Schema.relativePath]))]),
-        ]))
+        summary: "Ranked search: ranking settings, analyzer, the lists of term, vocabulary and store files, facets and sorts.",
+        schema: metaSchema)
+    static let metaSchema = Schema.object([
+        "format": Schema.integer(min: 3), "documents": Schema.nonNegativeInteger, "terms": Schema.nonNegativeInteger,
+        "ranking": Schema.object(["model": Schema.string, "k1": Schema.number, "b": Schema.number, "scoreScale": Schema.number,
+                                  "scoreStep": Schema.number(min: 0), "fieldWeights": Schema.map(Schema.number(min: 0))]),
+        "analyzer": Schema.object(["stopWords": Schema.array(Schema.string), "minimumLength": Schema.integer(min: 1), "stemming": Schema.string, "folding": Schema.string]),
+        "query": Schema.object(["matching": Schema.string, "prefixLastTerm": Schema.boolean, "prefixExpansions": Schema.integer(min: 0),
+                                "prefixWeight": Schema.number, "secondaryPrefixWeight": Schema.number,
+                                "typoMinimumLength": Schema.integer(min: 1), "typoWeight": Schema.number]),
+        "termShards": Schema.array(shardEntry),
+        "vocabulary": Schema.array(Schema.object(["length": Schema.integer(min: 1), "path": Schema.relativePath])),
+        "store": Schema.object(["directories": Schema.array(Schema.object(["first": Schema.nonNegativeInteger, "path": Schema.relativePath]))]),
+        "facets": Schema.array(Schema.object([
+            "field": Schema.nonEmptyString, "label": Schema.string, "kind": .obj(["enum": ["value", "ranges", "atLeast"]]),
+            "values": Schema.nonNegativeInteger, "shards": Schema.array(shardEntry),
+            "edges": Schema.optional(Schema.array(Schema.number)), "thresholds": Schema.optional(Schema.array(Schema.number)),
+        ])),
+        "sorts": Schema.array(Schema.object(["name": Schema.nonEmptyString, "label": Schema.string, "field": Schema.nonEmptyString,
+                                             "descending": Schema.boolean])),
+        "orders": Schema.array(Schema.object(["field": Schema.nonEmptyString, "path": Schema.relativePath])),
+        "browse": Schema.nullable(Schema.string),
+    ])
+    static let shardEntry = Schema.object(["first": Schema.string, "last": Schema.string, "path": Schema.relativePath])
     static let terms = OutputKind(
         name: "search-terms", pathTemplate: "search/terms/{hash}.json",
-        summary: "A term shard: sorted terms and their postings as [document gap, score, …] pairs.",
+        summary: "A term shard: sorted terms, their postings as groups [score, count, document gap…], and the terms no first field has.",
         schema: Schema.object(["terms": Schema.array(Schema.nonEmptyString, minItems: 1),
-                          "postings": Schema.array(.obj(["type": "array", "items": Schema.nonNegativeInteger, "minItems": 2]))]))
+                               "postings": Schema.array(.obj(["type": "array", "items": Schema.nonNegativeInteger, "minItems": 3])),
+                               "secondary": Schema.array(Schema.nonNegativeInteger)]))
     static let vocabulary = OutputKind(
         name: "search-vocabulary", pathTemplate: "search/vocab/{length}-{hash}.json",
         summary: "Every index term of one length, for one-typo matching.",
         schema: Schema.object(["length": Schema.integer(min: 1), "terms": Schema.array(Schema.nonEmptyString)]))
     static let store = OutputKind(
         name: "search-store", pathTemplate: "search/store/{hash}.json",
-        summary: "A result-store shard: what a results list shows for consecutive documents.",
+        summary: "A result-store shard: what a results list shows for a few consecutive documents.",
         schema: Schema.object(["documents": Schema.array(Schema.object([
             "id": Schema.nonEmptyString, "name": Schema.string, "brand": Schema.string, "price": Schema.nullable(Schema.nonNegativeNumber),
             "rating": Schema.nullable(Schema.number(min: 0, max: 5)), "image": Schema.string, "path": Schema.relativePath,
         ]))]))
-    var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store] }
+    static let storeDirectory = OutputKind(
+        name: "search-store-directory", pathTemplate: "search/stores/{hash}.json",
+        summary: "A store directory: consecutive result-store shards as [documents, name] pairs.", schema: storeDirectorySchema)
+    static let storeDirectorySchema = Schema.object(["shards": Schema.array(.obj([
+        "type": "array", "prefixItems": [Schema.integer(min: 1), .obj(["type": "string", "pattern": "^[0-9a-f]{16}$"])],
+        "minItems": 2, "maxItems": 2]))])
+    static let facet = OutputKind(
+        name: "search-facet", pathTemplate: "search/facets/{hash}.json",
+        summary: "A facet shard: values of one field in byte order and their documents as runs [gap, length, …].", schema: facetSchema)
+    static let facetSchema = Schema.object([
+        "field": Schema.nonEmptyString, "values": Schema.array(Schema.string, minItems: 1),
+        "postings": Schema.array(.obj(["type": "array", "items": Schema.nonNegativeInteger, "minItems": 2])),
+        "labels": Schema.optional(Schema.array(Schema.string)),
+    ])
+    static let sortChunk = OutputKind(
+        name: "search-sort", pathTemplate: "search/sort/{hash}.json",
+        summary: "A sort chunk: ascending keys of one field and the documents of each as gaps.", schema: sortChunkSchema)
+    static let sortChunkSchema = Schema.object(["keys": Schema.array(Schema.number, minItems: 1),
+                                                "documents": Schema.array(.obj(["type": "array", "items": Schema.nonNegativeInteger, "minItems": 1]))])
+    static let order = OutputKind(
+        name: "search-order", pathTemplate: "search/orders/{hash}.json",
+        summary: "A sortable field's chunks in order: first and last key, documents and path of each.", schema: orderSchema)
+    static let orderSchema = Schema.object(["documents": Schema.nonNegativeInteger, "chunks": Schema.array(Schema.object([
+        "first": Schema.number, "last": Schema.number, "documents": Schema.integer(min: 1), "path": Schema.relativePath]))])
+    var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store, Self.storeDirectory, Self.facet, Self.sortChunk, Self.order] }
     var namesFilesByContent: Bool { true }
 
     /// The documents in search order, handed to the builder one at a time (a million products are never all
     /// documents at once): each document's weighted fields when its terms are counted, its stored object written
     /// straight into its result-store shard. (Prices and ratings are finite, checked on input; were one not, the
     /// object would be left incomplete and the store shard would fail its schema check, naming the file.)
+    /// What results can be filtered, counted and sorted by (the Search article): brand and category values, price ranges,
+    /// rating thresholds, stock; sorted by price either way or by rating; a browse (a filter with no words) by rating.
+    static let priceEdges: [Double] = [25, 50, 100, 200, 500, 1000]
+    static func fields(_ c: CatalogContext) -> SearchFields {
+        // Category filters use the category's path (names repeat: "Other"); its name is the label.
+        var categories: [String: String] = [:]
+        for k in c.model.products.categoryIds.indices { categories[c.categoryPath(index: k)] = c.categoryNodes[k]?.name ?? c.model.products.categoryIds[k] }
+        return SearchFields(fields: [
+            SearchField(name: "brand", label: "Brand", facet: .value),
+            SearchField(name: "category", label: "Category", facet: .value),
+            SearchField(name: "price", label: "Price", facet: .ranges(priceEdges), sortable: true),
+            SearchField(name: "rating", label: "Rating", facet: .atLeast([1, 2, 3, 4]), sortable: true),
+            SearchField(name: "inStock", label: "In stock", facet: .value),
+        ], sorts: [
+            SearchSort(name: "price", label: "Price: low to high", field: "price", descending: false),
+            SearchSort(name: "price-desc", label: "Price: high to low", field: "price", descending: true),
+            SearchSort(name: "rating", label: "Rating", field: "rating", descending: true),
+        ], browse: "rating", labels: ["category": categories])
+    }
+
+    /// Document `k`'s value of field `f` of `fields`.
+    static func value(_ c: CatalogContext, _ p: Product, _ f: Int) -> SearchValue? {
+        switch f {
+        case 0: return .text(c.brandName(p))
+        case 1: return .text(c.categoryPath(p))
+        case 2: return p.price.map { .number($0.double) }
+        case 3: return p.ratingAverage.map { .number($0) }
+        default: return .text(p.inStock ? "true" : "false")
+        }
+    }
+
     static func documents(_ c: CatalogContext) -> RankedIndexBuilder.Source {
         let order = c.searchOrder, products = c.model.products
         let w = Self.weights
@@ -56,7 +124,7 @@ struct RankedSearchOutput: CatalogOutput {
             return RankedDocument(id: p.segment, fields: [("name", w.name, name), ("brand", w.brand, c.brandName(p)),
                                                           ("category", w.category, c.categoryName(p)),
                                                           ("description", w.description, p.descriptionIsName ? name : p.description)],
-                                  stored: .null, group: p.brandKey ?? "")
+                                  stored: .null)
         }, writeStored: { k, t in
             let p = products[order[k]]
             t.beginObject()
@@ -68,11 +136,13 @@ struct RankedSearchOutput: CatalogOutput {
             t.key("image"); p.withImageUrlBytes { if let image = $0 { t.string(utf8: image) } else { t.string("") } }
             t.key("path"); t.string("products/\(p.segment)/details.json")
             t.endObject()
-        }, group: { products[order[$0]].brandKey ?? "" })
+        }, id: { products[order[$0]].segment }, fields: fields(c), value: { value(c, products[order[$0]], $1) })
     }
 
     static func kind(_ path: String) -> OutputKind {
-        path == "search/meta.json" ? meta : path.hasPrefix("search/terms/") ? terms : path.hasPrefix("search/vocab/") ? vocabulary : store
+        let folders: [(String, OutputKind)] = [("terms/", terms), ("vocab/", vocabulary), ("store/", store), ("stores/", storeDirectory),
+                                               ("facets/", facet), ("sort/", sortChunk), ("orders/", order)]
+        return folders.first { path.hasPrefix("search/" + $0.0) }?.1 ?? meta
     }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
@@ -121,7 +191,9 @@ struct RankedSearchOutput: CatalogOutput {
         var files = kept
         for (path, text) in out.files {
             let kind = Self.kind(path)
-            if kind === Self.store { made[path] = text } else if kind !== Self.meta { files.append(file(path, text, textKey)) }
+            if kind === Self.store { made[path] = text }
+            else if kind === Self.terms || kind === Self.vocabulary { files.append(file(path, text, textKey)) }
+            else if kind !== Self.meta { files.append(file(path, text, nil)) }
         }
         var keptShards = 0
         for (path, r, wasKept) in out.store {
