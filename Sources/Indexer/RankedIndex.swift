@@ -39,7 +39,7 @@ public struct RankedIndexBuilder: Sendable {
         /// Stored scores are moved to a geometric grid of this step (see `quantised`).
         public var scoreStep = 0.06
         /// Target raw size of a term shard; one posting list larger than this gets a shard of its own.
-        public var termShardBytes = 8000
+        public var termShardBytes = 4_000
         /// Target raw size of a facet shard; one value's documents larger than this get a shard of their own.
         public var facetShardBytes = 8_000
         /// Documents per sort chunk.
