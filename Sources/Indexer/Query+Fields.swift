@@ -136,22 +136,23 @@ extension Query {
         return out
     }
 
-    /// The stored object of one document: its store directory (the last starting at or before it), then its shard.
+    /// The stored object of one document: down the store tree (`RankedIndexBuilder.directoryTree`), each level's
+    /// entries `[documents, name]` counted from where their directory starts, to its shard.
     func stored(_ doc: Int) throws -> JSON? {
-        let dirs = (meta["store"]?["directories"]?.arrayValue ?? []).compactMap { e -> (Int, String)? in
-            guard let f = e["first"]?.intValue, let p = e["path"]?.stringValue else { return nil }
-            return (f, p)
-        }
-        guard let (first, path) = dirs.last(where: { $0.0 <= doc }) else { return nil }
-        let folder = path.split(separator: "/").dropLast(2).joined(separator: "/")
-        var start = first
-        for s in try file(path)["shards"]?.arrayValue ?? [] {
-            guard let n = s[0]?.intValue, let name = s[1]?.stringValue else { return nil }
-            if doc < start + n {
-                return try file("\(folder.isEmpty ? "" : folder + "/")store/\(name).json")["documents"]?[doc - start]
+        guard let store = meta["store"], let folder = metaFolder else { return nil }
+        var entries = store["entries"]?.arrayValue ?? [], start = 0
+        var levels = store["levels"]?.intValue ?? 0
+        while true {
+            var found: String?
+            for e in entries {
+                guard let n = e[0]?.intValue, let name = e[1]?.stringValue else { return nil }
+                if doc < start + n { found = name; break }
+                start += n
             }
-            start += n
+            guard let name = found else { return nil }
+            if levels == 0 { return try file("\(folder)store/\(name).json")["documents"]?[doc - start] }
+            entries = try file("\(folder)stores/\(name).json")["entries"]?.arrayValue ?? []
+            levels -= 1
         }
-        return nil
     }
 }

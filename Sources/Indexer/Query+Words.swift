@@ -14,13 +14,24 @@ extension Query {
         Analyzer.words(text).filter { !Analyzer.stopWords.contains($0) }
     }
 
-    var termShards: [Shard] { Self.shards(meta["termShards"]) }
+    /// The term shards whose ranges meet the range `inRange` admits (given a shard's first and last term), walking
+    /// down the term tree (`RankedIndexBuilder.directoryTree`) only into directories that meet it too.
+    func termShards(_ inRange: (Shard) -> Bool) throws -> [Shard] {
+        var entries = Self.shards(meta["termShards"]?["entries"]).filter(inRange)
+        for _ in 0..<(meta["termShards"]?["levels"]?.intValue ?? 0) {
+            var below: [Shard] = []
+            for e in entries { below += Self.shards(try file(e.path)["entries"]).filter(inRange) }
+            entries = below
+        }
+        return entries
+    }
 
     /// Postings of one term, or nil when the index does not have it.
     func postings(_ term: String) throws -> TermPostings? {
         if let cached = postingCache[term] { return cached }
         var p: TermPostings?
-        if let shard = Self.shard(termShards, term) {
+        let holds = { (s: Shard) in !RankedIndexBuilder.byteOrder(term, s.first) && !RankedIndexBuilder.byteOrder(s.last, term) }
+        if let shard = try termShards(holds).first {
             let j = try file(shard.path)
             if let k = Self.find(term, in: j["terms"]?.arrayValue ?? []), let flat = j["postings"]?[k]?.arrayValue {
                 let secondary = (j["secondary"]?.arrayValue ?? []).contains { $0.intValue == k }
@@ -54,10 +65,9 @@ extension Query {
     /// Index terms that start with `prefix`, most frequent first (at most `prefixExpansions`).
     func expansions(_ prefix: String) throws -> [String] {
         var found: [(String, Int)] = []
-        for s in termShards {
-            // The shard's range [first, last] meets the range of words starting with the prefix.
-            if RankedIndexBuilder.byteOrder(s.last, prefix) { continue }
-            if !s.first.hasPrefix(prefix) && RankedIndexBuilder.byteOrder(prefix, s.first) { break }
+        // The shards whose range [first, last] meets the range of words starting with the prefix.
+        let meets = { (s: Shard) in !RankedIndexBuilder.byteOrder(s.last, prefix) && (s.first.hasPrefix(prefix) || !RankedIndexBuilder.byteOrder(prefix, s.first)) }
+        for s in try termShards(meets) {
             let j = try file(s.path)
             let terms = j["terms"]?.arrayValue ?? []
             for (i, t) in terms.enumerated() {

@@ -81,9 +81,13 @@ public final class Query {
     var meta: JSON = .null
     var postingCache: [String: TermPostings?] = [:]
 
+    /// The index's folder with a trailing slash (`search/`), where the store's paths start.
+    let metaFolder: String?
+
     public init(metaPath: String, shared: Files? = nil, load: @escaping (String) throws -> [UInt8]) throws {
         self.load = load
         self.shared = shared
+        metaFolder = metaPath.split(separator: "/").dropLast().map { $0 + "/" }.joined()
         meta = try file(metaPath)
     }
 

@@ -46,7 +46,7 @@ public struct RankedIndexBuilder: Sendable {
         public var sortChunkDocuments = 2_048
         /// Average documents per result-store shard (a shard ends where a document's id says, up to twice this).
         public var storeShardSize = 8
-        /// Average result-store shards per store directory (the same, by the shard's name).
+        /// Average entries per store directory (see `directoryTree`).
         public var storeDirectoryShards = 32
         public init() {}
     }
@@ -121,7 +121,7 @@ public struct RankedIndexBuilder: Sendable {
                            "typoMinimumLength": .int(Query.typoMinimumLength), "typoWeight": .double(Query.typoWeight)]),
             "termShards": t.shards,
             "vocabulary": t.vocabulary,
-            "store": .obj(["directories": .array(store.directories)]),
+            "store": store.tree,
             "facets": .array(fields.facets),
             "sorts": .array(docs.fields.sorts.map { .obj(["name": .string($0.name), "label": .string($0.label),
                                                           "field": .string($0.field), "descending": .bool($0.descending)]) }),

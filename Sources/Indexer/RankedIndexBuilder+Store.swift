@@ -2,18 +2,19 @@ import Foundation
 import Schemas
 
 /// The result store of the ranked index: what a results list shows, in small shards (a results page fetches a few
-/// kilobytes, not whole pages of documents it does not show), listed by store directories.
+/// kilobytes, not whole pages of documents it does not show), listed by a directory tree of store directories
+/// (`directoryTree`).
 ///
-/// Both are cut where their content says, not every N: a shard ends after a document whose id hashes to a multiple of
-/// `storeShardSize` (or at twice that), a directory after a shard whose name does the same with
-/// `storeDirectoryShards`. So a product added or removed changes its own shard and that shard's directory, and every
-/// other shard and directory keeps its name (and stays cached). A directory lists its shards' sizes and names, not
-/// where they start: only the meta file says where each directory starts.
+/// Shards are cut where their content says, not every N: a shard ends after a document whose id hashes to a multiple of
+/// `storeShardSize` (or at twice that). So a product added or removed changes its own shard and the directories above
+/// it, and every other shard and directory keeps its name (and stays cached). Entries are `[documents, name]`: where a
+/// shard starts is the sum of the counts before it, said by no file, so it moves without renaming anything.
 extension RankedIndexBuilder {
     struct Store {
         var files: [(path: String, text: [UInt8])] = []
         var shards: [(path: String, documents: Range<Int>, kept: Bool)] = []
-        var directories: [JSON] = []
+        /// The meta file's `store`: the store tree's levels and top entries.
+        var tree: JSON = .null
     }
 
     func store(_ docs: Source, folder: String, keptStore: (Range<Int>) -> String?) throws -> Store {
@@ -28,19 +29,10 @@ extension RankedIndexBuilder {
                 out.shards.append((path, r, false))
             }
         }
-        let every = UInt64(max(1, settings.storeDirectoryShards))
-        var k = 0
-        while k < out.shards.count {
-            var end = k
-            repeat { end += 1 } while end < out.shards.count && end - k < 2 * Int(every)
-                && ByteHash.of(Array(out.shards[end - 1].path.utf8)) % every != 0
-            let list: [JSON] = out.shards[k..<end].map { .array([.int($0.documents.count), .string(Self.shardName($0.path))]) }
-            let text = try JSONWriter().bytes(.obj(["shards": .array(list)]))
-            let path = "\(folder)/stores/\(Self.contentName(text)).json"
-            out.files.append((path, text))
-            out.directories.append(.obj(["first": .int(out.shards[k].documents.lowerBound), "path": .string(path)]))
-            k = end
-        }
+        let tree = try Self.storeTree(out.shards.map { .array([.int($0.documents.count), .string(Self.shardName($0.path))]) },
+                                      folder: folder, fanout: settings.storeDirectoryShards)
+        out.files += tree.files
+        out.tree = tree.meta
         return out
     }
 

@@ -9,7 +9,9 @@ extension RankedIndexBuilder {
         var scored = score(Self.count(docs, threads: threads), documents: docs.count, threads: threads)
         let (shardFiles, shards) = termShards(&scored, folder: folder)
         let (vocabularyFiles, vocabulary) = try Self.vocabulary(scored, folder: folder)
-        return Terms(files: shardFiles + vocabularyFiles, count: scored.count, shards: .array(shards), vocabulary: .array(vocabulary))
+        let tree = try Self.termTree(shards, folder: folder)
+        return Terms(files: shardFiles + tree.files + vocabularyFiles, count: scored.count, shards: tree.meta, vocabulary: .array(vocabulary),
+                     paths: (shardFiles + tree.files + vocabularyFiles).map(\.path))
     }
 
     /// Every term's postings (document, weighted frequency), each list in document order, and each document's length.
@@ -159,24 +161,33 @@ extension RankedIndexBuilder {
         /// The files' text; empty for terms read from an earlier meta file (their files are kept where they are).
         public var files: [(path: String, text: [UInt8])]
         public var count: Int
-        /// The meta file's `termShards` and `vocabulary`.
+        /// The meta file's `termShards` (the term tree) and `vocabulary`.
         public var shards: JSON, vocabulary: JSON
+        /// Every term shard, term directory and vocabulary file.
+        public var paths: [String]
 
-        /// The terms an earlier meta file of this builder lists; nil when it does not list them as this builder writes.
-        public init?(meta: JSON) {
+        /// The terms an earlier meta file of this builder lists, its term directories read through `read`; nil when it
+        /// does not list them as this builder writes.
+        public init?(meta: JSON, read: (String) -> [UInt8]?) {
             guard let count = meta["terms"]?.intValue, let shards = meta["termShards"], let vocabulary = meta["vocabulary"],
-                  let s = shards.arrayValue, let v = vocabulary.arrayValue,
-                  s.allSatisfy({ $0["path"]?.stringValue != nil && $0["first"]?.stringValue != nil && $0["last"]?.stringValue != nil }),
+                  let levels = shards["levels"]?.intValue, let top = shards["entries"]?.arrayValue, let v = vocabulary.arrayValue,
                   v.allSatisfy({ $0["path"]?.stringValue != nil && $0["length"]?.intValue != nil }) else { return nil }
+            var paths: [String] = [], entries = top
+            for _ in 0..<levels {
+                var below: [JSON] = []
+                for e in entries {
+                    guard let p = e["path"]?.stringValue, let bytes = read(p), let j = try? JSONReader.parse(bytes),
+                          let list = j["entries"]?.arrayValue else { return nil }
+                    paths.append(p); below += list
+                }
+                entries = below
+            }
+            for e in entries { guard let p = e["path"]?.stringValue else { return nil }; paths.append(p) }
             self.files = []; self.count = count; self.shards = shards; self.vocabulary = vocabulary
+            self.paths = paths + v.compactMap { $0["path"]?.stringValue }
         }
-        init(files: [(path: String, text: [UInt8])], count: Int, shards: JSON, vocabulary: JSON) {
-            self.files = files; self.count = count; self.shards = shards; self.vocabulary = vocabulary
-        }
-
-        /// The paths of the term shards and vocabulary files, as the meta file lists them.
-        public var paths: [String] {
-            (shards.arrayValue ?? []).compactMap { $0["path"]?.stringValue } + (vocabulary.arrayValue ?? []).compactMap { $0["path"]?.stringValue }
+        init(files: [(path: String, text: [UInt8])], count: Int, shards: JSON, vocabulary: JSON, paths: [String]) {
+            self.files = files; self.count = count; self.shards = shards; self.vocabulary = vocabulary; self.paths = paths
         }
     }
 

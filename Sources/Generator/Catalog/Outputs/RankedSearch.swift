@@ -22,9 +22,9 @@ struct RankedSearchOutput: CatalogOutput {
         "query": Schema.object(["matching": Schema.string, "prefixLastTerm": Schema.boolean, "prefixExpansions": Schema.integer(min: 0),
                                 "prefixWeight": Schema.number, "secondaryPrefixWeight": Schema.number,
                                 "typoMinimumLength": Schema.integer(min: 1), "typoWeight": Schema.number]),
-        "termShards": Schema.array(shardEntry),
+        "termShards": Schema.object(["levels": Schema.nonNegativeInteger, "entries": Schema.array(shardEntry)]),
         "vocabulary": Schema.array(Schema.object(["length": Schema.integer(min: 1), "path": Schema.relativePath])),
-        "store": Schema.object(["directories": Schema.array(Schema.object(["first": Schema.nonNegativeInteger, "path": Schema.relativePath]))]),
+        "store": Schema.object(["levels": Schema.nonNegativeInteger, "entries": storeEntries]),
         "facets": Schema.array(Schema.object([
             "field": Schema.nonEmptyString, "label": Schema.string, "kind": .obj(["enum": ["value", "ranges", "atLeast"]]),
             "values": Schema.nonNegativeInteger, "shards": Schema.array(shardEntry),
@@ -55,10 +55,16 @@ struct RankedSearchOutput: CatalogOutput {
         ]))]))
     static let storeDirectory = OutputKind(
         name: "search-store-directory", pathTemplate: "search/stores/{hash}.json",
-        summary: "A store directory: consecutive result-store shards as [documents, name] pairs.", schema: storeDirectorySchema)
-    static let storeDirectorySchema = Schema.object(["shards": Schema.array(.obj([
+        summary: "A store directory: consecutive result-store shards (or store directories) as [documents, name] pairs.", schema: storeDirectorySchema)
+    static let storeEntries = Schema.array(.obj([
         "type": "array", "prefixItems": [Schema.integer(min: 1), .obj(["type": "string", "pattern": "^[0-9a-f]{16}$"])],
-        "minItems": 2, "maxItems": 2]))])
+        "minItems": 2, "maxItems": 2]))
+    static let storeDirectorySchema = Schema.object(["entries": storeEntries])
+    static let termDirectory = OutputKind(
+        name: "search-term-directory", pathTemplate: "search/termdirs/{hash}.json",
+        summary: "A term directory: consecutive term shards (or term directories) with their first and last terms.",
+        schema: termDirectorySchema)
+    static let termDirectorySchema = Schema.object(["entries": Schema.array(shardEntry, minItems: 1)])
     static let facet = OutputKind(
         name: "search-facet", pathTemplate: "search/facets/{hash}.json",
         summary: "A facet shard: values of one field in byte order and their documents as runs [gap, length, …].", schema: facetSchema)
@@ -77,7 +83,7 @@ struct RankedSearchOutput: CatalogOutput {
         summary: "A sortable field's chunks in order: first and last key, documents and path of each.", schema: orderSchema)
     static let orderSchema = Schema.object(["documents": Schema.nonNegativeInteger, "chunks": Schema.array(Schema.object([
         "first": Schema.number, "last": Schema.number, "documents": Schema.integer(min: 1), "path": Schema.relativePath]))])
-    var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store, Self.storeDirectory, Self.facet, Self.sortChunk, Self.order] }
+    var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store, Self.storeDirectory, Self.facet, Self.sortChunk, Self.order, Self.termDirectory] }
     var namesFilesByContent: Bool { true }
 
     /// The documents in search order, handed to the builder one at a time (a million products are never all
@@ -141,7 +147,7 @@ struct RankedSearchOutput: CatalogOutput {
 
     static func kind(_ path: String) -> OutputKind {
         let folders: [(String, OutputKind)] = [("terms/", terms), ("vocab/", vocabulary), ("store/", store), ("stores/", storeDirectory),
-                                               ("facets/", facet), ("sort/", sortChunk), ("orders/", order)]
+                                               ("facets/", facet), ("sort/", sortChunk), ("orders/", order), ("termdirs/", termDirectory)]
         return folders.first { path.hasPrefix("search/" + $0.0) }?.1 ?? meta
     }
 
@@ -192,7 +198,7 @@ struct RankedSearchOutput: CatalogOutput {
         for (path, text) in out.files {
             let kind = Self.kind(path)
             if kind === Self.store { made[path] = text }
-            else if kind === Self.terms || kind === Self.vocabulary { files.append(file(path, text, textKey)) }
+            else if kind === Self.terms || kind === Self.vocabulary || kind === Self.termDirectory { files.append(file(path, text, textKey)) }
             else if kind !== Self.meta { files.append(file(path, text, nil)) }
         }
         var keptShards = 0
@@ -219,7 +225,7 @@ struct RankedSearchOutput: CatalogOutput {
     static func earlierTerms(_ earlier: PreviousBuild, _ textKey: Fingerprint) -> RankedIndexBuilder.Terms? {
         let paths = earlier.paths(madeFrom: textKey)
         guard !paths.isEmpty, let bytes = earlier.read("search/meta.json"), let meta = try? JSONReader.parse(bytes),
-              let terms = RankedIndexBuilder.Terms(meta: meta), terms.paths.count == paths.count, Set(terms.paths) == paths else { return nil }
+              let terms = RankedIndexBuilder.Terms(meta: meta, read: { earlier.read($0) }), terms.paths.count == paths.count, Set(terms.paths) == paths else { return nil }
         return terms
     }
 

@@ -26,6 +26,8 @@ struct CollectionSearchOutput: CollectionOutput {
                        schema: Schema.object(["documents": Schema.array(.object(stored))])),
             OutputKind(name: "\(base)-store-directory", pathTemplate: "collections/\(decl.name)/search/stores/{hash}.json",
                        summary: "A store directory of the \(decl.title) search index.", schema: RankedSearchOutput.storeDirectorySchema),
+            OutputKind(name: "\(base)-term-directory", pathTemplate: "collections/\(decl.name)/search/termdirs/{hash}.json",
+                       summary: "A term directory of the \(decl.title) search index.", schema: RankedSearchOutput.termDirectorySchema),
         ]
     }
 
@@ -48,7 +50,7 @@ struct CollectionSearchOutput: CollectionOutput {
         return out.files.map { path, text in
             let rest = path.dropFirst(Self.folder(decl).count + 1)
             let kind = path == out.metaPath ? k[0] : rest.hasPrefix("terms/") ? k[1] : rest.hasPrefix("vocab/") ? k[2]
-                : rest.hasPrefix("stores/") ? k[4] : k[3]
+                : rest.hasPrefix("stores/") ? k[4] : rest.hasPrefix("termdirs/") ? k[5] : k[3]
             return OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
         } + (try WebSearch.files(folder: Self.folder(decl), name: "collection-\(decl.name)-search", title: "Search \(decl.title)"))
     }
