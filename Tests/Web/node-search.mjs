@@ -1,7 +1,9 @@
-// Runs a tree's search.js in Node (20+) over the files on disk: `node node-search.mjs DIST/search/search.js < queries.json`
-// reads a JSON array of queries and prints one JSON line per query: {query, total, results: [[document, score, id]],
-// files: [[path, bytes]]} — what the browser module returns and downloads. (Node's fetch has no file: URLs, so
-// fetch is given them here.)
+// Runs a tree's search.js in Node (20+) over the files on disk: `node node-search.mjs DIST/search/search.js [LIMIT] < requests.json`
+// reads a JSON array of requests, each a query or `{query, limit, offset, complete, filters, sort, facets}` (search's
+// options), and prints one JSON line per request: {query, total, partial, results: [[document, score, id]], facets,
+// files: [[path, bytes]]}, or {query, error} for a request the index refuses — what the browser module returns and
+// downloads, for comparing with `generator search DIST QUERY --filter … --sort … --facets --json`. (Node's fetch has
+// no file: URLs, so fetch is given them here.)
 import { readFile } from "node:fs/promises";
 import { pathToFileURL, fileURLToPath } from "node:url";
 
@@ -19,10 +21,20 @@ const limit = Number(process.argv[3] ?? 10);
 const chunks = [];
 for await (const chunk of process.stdin) chunks.push(chunk);
 const input = Buffer.concat(chunks).toString("utf8");
-for (const query of JSON.parse(input)) {
-  // A fresh module per query, so each query's downloads are its own (as a first query on a page).
-  const m = await import(script + "?" + encodeURIComponent(query));
-  const { total, results } = await m.search(query, { limit });
-  const files = m.downloads().map((f) => [f.url.slice(f.url.indexOf("/search/") + 1), f.bytes]);
-  console.log(JSON.stringify({ query, total, results: results.map((r) => [r.document, r.score, r.item.id ?? null]), files }));
+for (const [i, request] of JSON.parse(input).entries()) {
+  const { query, ...options } = typeof request === "string" ? { query: request } : request;
+  // A fresh module per request, so each request's downloads are its own (as a first query on a page).
+  const m = await import(`${script}?${i}`);
+  let line;
+  try {
+    const { total, partial, results, facets } = await m.search(query, { limit, ...options });
+    line = { query, total, partial, results: results.map((r) => [r.document, r.score, r.item?.id ?? null]), facets };
+  } catch (e) {
+    if (!(e instanceof m.RequestError)) throw e;
+    line = { query, error: e.message };
+  }
+  // Paths from the tree's root, as the index names them.
+  const root = await m.treeURL();
+  line.files = m.downloads().map((f) => [f.url.slice(root.length), f.bytes]);
+  console.log(JSON.stringify(line));
 }

@@ -1,17 +1,25 @@
-// Ranked search over the index in this folder (meta.json, terms/, vocab/, store/), for web pages.
+// Ranked search over the index in this folder (meta.json and the content-named files it lists), for web pages.
 // A dependency-free ES module, published beside the index it reads:
 //
 //   import { search } from "https://you.github.io/repo/search/search.js";
-//   const { total, results } = await search("dewalt drill", { limit: 10 });
+//   const { total, partial, results, facets } = await search("dewalt drill", {
+//     limit: 10, filters: { brand: ["DEWALT"], price: ["50..200"], rating: ["4"] }, sort: "price", facets: true });
 //   // results[i] = { document, score, item }  (item: what the index stores for a result: id, name, path, …)
+//   // facets[i] = { field, values: [{ value, label, count }] }  (over every result, most first)
 //
-// It is a port of the reference client (Sources/Indexer/Query.swift and Analyzer.swift) and returns exactly its
-// results in the same order, with the same scores: the query is analysed like the documents (folding, words,
-// stemming, stop words), each term matches its index term, the last term also matches the terms it starts
-// (while typing), and a word of 5+ characters that is not in the index matches terms one edit away.
-// It downloads only what a query needs: meta.json once, the term shards of its words (more for a prefix), the
-// vocabulary files of a typo, and the result-store shards of the page. Every file but meta.json is named by a hash
-// of its content, so it is cached for good, in memory and by the browser.
+// It is a port of the reference client (Sources/Indexer/Query.swift, Query+Words.swift, Query+Fields.swift and
+// Analyzer.swift) and returns exactly its results in the same order, with the same scores, totals and facet counts,
+// downloading the same files: the query is analysed like the documents (folding, words, stemming, stop words); each
+// word matches its index term and its stem, the last word also the terms it starts (while typing), and a word of 5+
+// characters that is not in the index the terms one edit away. A result matches every word; only when no document
+// does are those matching the most words returned (`partial`). Filters narrow the results (OR within a field, AND
+// across fields); filters without words browse every document they admit. Results are ordered by relevance or by a
+// sort the index declares, ties by relevance, then by document order.
+// It downloads only what a request needs: meta.json once, the term shards of its words (more for a prefix), the
+// vocabulary files of a typo, the facet shards of its filters (all of them for facet counts), the sort chunks up to
+// the end of the page, and the result-store directories and shards of the page. Every file but meta.json is named by
+// a hash of its content, so it is cached for good, in memory and by the browser.
+
 
 const folder = new URL("./", import.meta.url);
 
@@ -169,13 +177,18 @@ function oneEdit(a, b) {
 
 // Files. Content-named files never change: each is fetched once (browser cache allowed to answer without asking)
 // and kept parsed. meta.json changes with each release: it is revalidated when the module loads, and again if a
-// shard it names has gone (a new release replaced the tree), in which case the query runs once more.
+// file it names has gone (a new release replaced the tree), in which case the request runs once more.
 
 let meta = null;
 let files = new Map();
 const log = [];
 
 class Gone extends Error {}
+
+/** A request the index cannot answer (an unknown field, value form or sort): the message says what it has instead. */
+export class RequestError extends Error {
+  constructor(message) { super(message); this.name = "RequestError"; }
+}
 
 async function get(path, hashed) {
   // Paths in meta.json are from the tree's root (e.g. "search/terms/….json"); this module sits in their folder.
@@ -205,7 +218,8 @@ async function loadMeta() {
 /** The tree's root URL (result items' `path` is relative to it). */
 export async function treeURL() {
   const m = await loadMeta();
-  const any = [...m.termShards, ...m.vocabulary, ...m.store.shards][0];
+  // Any file meta.json lists tells how deep this folder is: "search/terms/….json" is one folder down.
+  const any = [...m.termShards, ...m.vocabulary, ...m.store.directories, ...m.orders, ...m.facets.flatMap((f) => f.shards)][0];
   const depth = any ? any.path.split("/").length - 2 : 1;
   return new URL("../".repeat(depth), folder).href;
 }
@@ -214,122 +228,402 @@ export async function treeURL() {
 export function downloads() { return log.slice(); }
 
 /**
- * Runs a query. `complete: false` (the default) means the user is still typing: the last word is also a prefix.
- * Returns `{ total, results }`, results best first: `{ document, score, item }`.
+ * What the index offers beside text, for building filter and sort controls: its facet fields (`field`, `label`,
+ * `kind`: "value", "ranges" with `edges`, or "atLeast" with `thresholds`), its sorts (`name`, `label`) and the sort a
+ * browse takes (`browse`, or null for document order).
  */
-export async function search(query, { limit = 10, offset = 0, complete = false } = {}) {
+export async function fields() {
+  const m = await loadMeta();
+  return {
+    facets: m.facets.map(({ field, label, kind, edges, thresholds }) => ({ field, label, kind, edges, thresholds })),
+    sorts: m.sorts.map(({ name, label }) => ({ name, label })),
+    browse: m.browse ?? null,
+  };
+}
+
+/**
+ * Runs a request. `complete: false` (the default) means the user is still typing: the last word is also a prefix.
+ * `filters`: `{ field: [value, …] }` (a range field takes spans of its ranges, `50..200`, `25..`, `..100`; an
+ * "atLeast" field a threshold); `sort`: "relevance" or a sort of the index; `facets: true` counts every facet value
+ * over the whole result set. Returns `{ total, partial, results, facets }`, results `{ document, score, item }`.
+ * Throws a RequestError for a field, value or sort the index does not have.
+ */
+export async function search(query, options = {}) {
   try {
-    return await run(query, limit, offset, complete);
+    return await run(query, options);
   } catch (e) {
     if (!(e instanceof Gone)) throw e;
     // A new release replaced the files meta.json named: read the new one and ask again.
     meta = null; files = new Map();
-    return run(query, limit, offset, complete);
+    return run(query, options);
   }
 }
 
-async function run(query, limit, offset, complete) {
+async function run(query, { limit = 10, offset = 0, complete = false, filters = {}, sort = "relevance", facets = false } = {}) {
   const m = await loadMeta();
-  const ranked = await rank(m, String(query).toWellFormed(), complete);
-  const page = ranked.slice(offset, offset + limit);
-  // The result store: only the shards holding this page (the last shard starting at or before each document).
-  const shardOf = (doc) => m.store.shards.findLast((s) => s.first <= doc);
-  const entries = page.map((r) => shardOf(r.doc));
-  const shards = await Promise.all(entries.map((s) => s && file(s.path)));
-  // (A document no store shard holds is left out, as the reference does. Where a shard starts is in meta.json only.)
-  const results = page.flatMap((r, k) => shards[k] ? [{ document: r.doc, score: r.score, item: shards[k].documents[r.doc - entries[k].first] }] : []);
-  return { total: ranked.length, results };
+  const text = String(query).toWellFormed();
+  // (Swift traps on a negative offset; here it counts as none.)
+  offset = Math.max(0, offset);
+  const filter = await filterSet(m, filters);
+  const words = queryWords(m, text);
+  let matched, partial = false;
+  if (words.length === 0) {
+    // A browse: every document the filters admit (nothing without a filter), in the declared order.
+    if (!filter) return { total: 0, partial: false, results: [], facets: await facetCounts(m, new Set(), facets) };
+    matched = new Map([...filter].sort((a, b) => a - b).map((d) => [d, 0]));
+  } else {
+    ({ scores: matched, partial } = await matches(m, words, text, complete, filter));
+  }
+  const sortName = words.length === 0 && sort === "relevance" ? (m.browse ?? "relevance") : String(sort);
+  const ordered = await order(m, matched, sortName, offset + limit);
+  const page = ordered.slice(offset, offset + limit);
+  const [items, counts] = await Promise.all([Promise.all(page.map((d) => stored(m, d))), facetCounts(m, new Set(matched.keys()), facets)]);
+  // (A document the store does not hold is left out, as the reference does.)
+  const results = page.flatMap((d, k) => items[k] === undefined ? [] : [{ document: d, score: matched.get(d), item: items[k] }]);
+  return { total: matched.size, partial, results, facets: counts };
 }
 
-/** Every matching document with its score, best first (Query.rank). */
-async function rank(m, text, complete) {
-  const stop = new Set(m.analyzer.stopWords);
+// Shards of a sorted list of keys (terms, facet values), each found by its first and last key.
+
+/** The shard whose key range holds `key`. */
+const shardFor = (shards, key) => shards.find((s) => byteOrder(key, s.first) >= 0 && byteOrder(s.last, key) >= 0);
+
+/** The position of `key` in a shard's sorted `list`, or -1. */
+function find(key, list) {
+  let lo = 0, hi = list.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (byteOrder(list[mid], key) < 0) lo = mid + 1; else hi = mid; }
+  return lo < list.length && list[lo] === key ? lo : -1;
+}
+
+// Words (Query+Words.swift): each query word's matching documents and scores, from the term shards and vocabulary
+// files, and how they combine.
+
+const queryWords = (m, text) => { const stop = new Set(m.analyzer.stopWords); return words(text).filter((w) => !stop.has(w)); };
+
+/** `[score, count, gap…, score, count, gap…]`: each group's documents as gaps from 0 → Map document → score. */
+function decodeGroups(flat) {
+  const out = new Map();
+  let k = 0;
+  while (k + 1 < flat.length) {
+    const score = flat[k], n = flat[k + 1];
+    k += 2;
+    for (let i = 0, doc = 0; i < n; i++) if (k < flat.length) { doc += flat[k]; out.set(doc, score); k++; }
+  }
+  return out;
+}
+
+/** The number of documents of a posting list as written (the sum of its groups' counts). */
+function documentCount(flat) {
+  let k = 0, n = 0;
+  while (k + 1 < flat.length) { const c = flat[k + 1]; n += c; k += 2 + c; }
+  return n;
+}
+
+/**
+ * One word's matches: document → best weighted score through its exact or stemmed term (`exact`) and through the
+ * terms it is a prefix of or one edit from (`other`). `postings(term)` is the query's cache of term postings.
+ */
+async function wordMatches(m, w, prefix, postings) {
   const q = m.query;
-  const ws = words(text).filter((w) => !stop.has(w));
-  if (ws.length === 0) return [];
-  const postingCache = new Map();
-
-  const shardFor = (term) => m.termShards.find((s) => byteOrder(term, s.first) >= 0 && byteOrder(s.last, term) >= 0);
-  // The shards of every word's exact term, fetched together.
-  await Promise.all(ws.flatMap((w) => [w, stem(w)]).map(shardFor).filter(Boolean).map((s) => file(s.path)));
-
-  async function postings(term) {
-    if (postingCache.has(term)) return postingCache.get(term);
-    let out = null;
-    const shard = shardFor(term);
-    if (shard) {
-      const j = await file(shard.path);
-      let lo = 0, hi = j.terms.length;
-      while (lo < hi) { const mid = (lo + hi) >> 1; if (byteOrder(j.terms[mid], term) < 0) lo = mid + 1; else hi = mid; }
-      if (lo < j.terms.length && j.terms[lo] === term) {
-        out = new Map();
-        const flat = j.postings[lo];
-        for (let k = 0, doc = 0; k + 1 < flat.length; k += 2) { doc += flat[k]; out.set(doc, flat[k + 1]); }
-      }
-    }
-    postingCache.set(term, out);
-    return out;
+  const term = stem(w);
+  const exact = new Map(), other = new Map();
+  const add = async (t, weight, isExact) => {
+    const p = await postings(t);
+    if (!p) return;
+    // A prefix reaching a term no document's first field has (a brand or category word only) weighs less.
+    if (!isExact && p.secondary && weight === q.prefixWeight) weight = q.secondaryPrefixWeight;
+    const best = isExact ? exact : other;
+    for (const [d, s] of p.scores) best.set(d, Math.max(best.get(d) ?? 0, s * weight));
+  };
+  await add(term, 1, true);
+  if (term !== w) await add(w, 1, true);
+  if (prefix) {
+    const terms = (await expansions(m, w)).filter((t) => t !== term);
+    // Fetched together, added in order (the maxima do not depend on it, only the requests' overlap would).
+    await Promise.all(terms.map(postings));
+    for (const t of terms) await add(t, q.prefixWeight, false);
   }
-
-  // Index terms that start with `prefix`, most frequent first (at most prefixExpansions).
-  async function expansions(prefix) {
-    const found = [];
-    for (const s of m.termShards) {
-      if (byteOrder(s.last, prefix) < 0) continue;
-      if (!startsWith(s.first, prefix) && byteOrder(prefix, s.first) < 0) break;
-      const j = await file(s.path);
-      j.terms.forEach((t, i) => { if (t !== prefix && startsWith(t, prefix)) found.push([t, j.postings[i].length >> 1]); });
-    }
-    found.sort((a, b) => (a[1] !== b[1] ? b[1] - a[1] : byteOrder(a[0], b[0])));
-    return found.slice(0, q.prefixExpansions).map((e) => e[0]);
+  if (exact.size === 0 && other.size === 0 && characters(w).length >= q.typoMinimumLength) {
+    // One edit from the word as typed or from its stem ("drils" → "drill", "drills").
+    const candidates = new Set(await typoCandidates(m, w));
+    if (term !== w && characters(term).length >= q.typoMinimumLength - 1) for (const t of await typoCandidates(m, term)) candidates.add(t);
+    // The likeliest intended words: candidates at least half as frequent as the most frequent one ("drils" means
+    // "drill", not the rarer "drip").
+    const found = await Promise.all([...candidates].sort(byteOrder).map(postings));
+    const lists = found.filter(Boolean).map((p) => p.scores);
+    const top = Math.max(0, ...lists.map((p) => p.size));
+    for (const p of lists) if (p.size * 2 >= top) for (const [d, s] of p) other.set(d, Math.max(other.get(d) ?? 0, s * q.typoWeight));
   }
+  return { exact, other };
+}
 
-  // Index terms one edit away, from the vocabulary files of lengths L-1, L and L+1.
-  async function typoCandidates(term) {
-    const len = characters(term).length;
-    const lists = m.vocabulary.filter((v) => Math.abs(v.length - len) <= 1);
-    const out = [];
-    for (const v of await Promise.all(lists.map((v) => file(v.path)))) for (const t of v.terms) if (oneEdit(term, t)) out.push(t);
-    return out.sort(byteOrder);
+/** Index terms that start with `prefix`, most frequent first (at most prefixExpansions). */
+async function expansions(m, prefix) {
+  // The shards whose range [first, last] meets the range of words starting with the prefix (in order: the first
+  // that starts after it ends the list).
+  const shards = [];
+  for (const s of m.termShards) {
+    if (byteOrder(s.last, prefix) < 0) continue;
+    if (!startsWith(s.first, prefix) && byteOrder(prefix, s.first) < 0) break;
+    shards.push(s);
   }
+  const found = [];
+  for (const j of await Promise.all(shards.map((s) => file(s.path)))) {
+    j.terms.forEach((t, i) => { if (t !== prefix && startsWith(t, prefix)) found.push([t, documentCount(j.postings[i])]); });
+  }
+  found.sort((a, b) => (a[1] !== b[1] ? b[1] - a[1] : byteOrder(a[0], b[0])));
+  return found.slice(0, m.query.prefixExpansions).map((e) => e[0]);
+}
 
-  const perTerm = [];
-  for (let i = 0; i < ws.length; i++) {
-    const w = ws[i], term = stem(w);
-    const best = new Map();
-    const add = async (t, weight) => {
-      const p = await postings(t);
-      if (p) for (const [d, s] of p) best.set(d, Math.max(best.get(d) ?? 0, s * weight));
+/** Index terms one edit away, from the vocabulary files of lengths L-1, L and L+1. */
+async function typoCandidates(m, term) {
+  const len = characters(term).length;
+  const lists = m.vocabulary.filter((v) => Math.abs(v.length - len) <= 1);
+  const out = [];
+  for (const v of await Promise.all(lists.map((v) => file(v.path)))) for (const t of v.terms) if (oneEdit(term, t)) out.push(t);
+  return out.sort(byteOrder);
+}
+
+/**
+ * The documents (within `filter`, when given) that match every word, with their scores; or, when none does, those
+ * that match the most words, scaled by the share they match, and `partial`.
+ */
+async function matches(m, words, text, complete, filter) {
+  const typing = !complete && !endsWithSpace(text);
+  // One query's postings, by term (a promise each, so words looked up together share them).
+  const cache = new Map();
+  const postings = (term) => {
+    if (!cache.has(term)) cache.set(term, termPostings(m, term));
+    return cache.get(term);
+  };
+  const perWord = await Promise.all(words.map(async (w, i) => {
+    const wm = await wordMatches(m, w, i === words.length - 1 && typing, postings);
+    // Filtered after the typo rule looked at the word's matches: a filter never turns a known word into a typo.
+    if (filter) for (const map of [wm.exact, wm.other]) for (const d of [...map.keys()]) if (!filter.has(d)) map.delete(d);
+    return wm;
+  }));
+  const count = new Map();
+  for (const { exact, other } of perWord) {
+    for (const d of new Set([...exact.keys(), ...other.keys()])) count.set(d, (count.get(d) ?? 0) + 1);
+  }
+  let most = 0;
+  for (const c of count.values()) if (c > most) most = c;
+  const scores = new Map();
+  if (most === 0) return { scores, partial: false };
+  for (const [d, c] of count) {
+    if (c !== most) continue;
+    // Each word's best; a prefix or typo match never counts for more than the least of the other words' exact
+    // matches (a last word still being typed never outranks the words already typed).
+    const best = perWord.map((wm) => [wm.exact.get(d) ?? 0, wm.other.get(d) ?? 0]);
+    let cap = Infinity;
+    for (const [e, o] of best) if (e > 0 && e >= o && e < cap) cap = e;
+    // Summed from 0 in word order, then scaled: the reference's operations in its order, for identical doubles.
+    let sum = 0;
+    for (const [e, o] of best) sum += e >= o ? e : Math.max(e, Math.min(o, cap));
+    scores.set(d, (sum * c) / words.length);
+  }
+  return { scores, partial: most < words.length };
+}
+
+/** Postings of one term: `{ scores: Map document → score, secondary }`, or null when the index does not have it. */
+async function termPostings(m, term) {
+  const shard = shardFor(m.termShards, term);
+  if (!shard) return null;
+  const j = await file(shard.path);
+  const k = find(term, j.terms);
+  if (k < 0 || !Array.isArray(j.postings[k])) return null;
+  return { scores: decodeGroups(j.postings[k]), secondary: (j.secondary ?? []).includes(k) };
+}
+
+// Fields (Query+Fields.swift): filters and facet counts from the facet shards, sorted orders from the sort chunks,
+// and a page's stored objects from the result store.
+
+function facetEntry(m, field) {
+  const e = m.facets.find((f) => f.field === field);
+  if (!e) {
+    const names = m.facets.map((f) => f.field);
+    throw new RequestError(`no filter field "${field}" in this index (it has: ${names.length === 0 ? "none" : names.join(", ")})`);
+  }
+  return e;
+}
+
+/** Runs `[gap, length, …]` as documents. */
+function decodeRuns(flat) {
+  const out = [];
+  for (let k = 0, end = 0; k + 1 < flat.length; k += 2) {
+    const start = end + flat[k], n = flat[k + 1];
+    for (let d = start; d < start + n; d++) out.push(d);
+    end = start + n;
+  }
+  return out;
+}
+
+/** How many documents of the runs `[gap, length, …]` are in `docs` (without listing them). */
+function countRuns(flat, docs) {
+  let n = 0;
+  for (let k = 0, end = 0; k + 1 < flat.length; k += 2) {
+    const start = end + flat[k];
+    end = start + flat[k + 1];
+    for (let d = start; d < end; d++) if (docs.has(d)) n++;
+  }
+  return n;
+}
+
+/** The documents that have one value of a facet field (none when the index has no such value). */
+async function facetDocuments(entry, value) {
+  const shard = shardFor(entry.shards, value);
+  if (!shard) return [];
+  const j = await file(shard.path);
+  const k = find(value, j.values);
+  return k < 0 ? [] : decodeRuns(j.postings[k] ?? []);
+}
+
+/**
+ * A number as the index names it: Swift's SearchFields.numberText, which is JavaScript's String(x) for the numbers
+ * an index declares as edges and thresholds (plain decimals), but for -0, which Swift writes with its sign.
+ */
+const numberText = (x) => (Object.is(x, -0) ? "-0" : String(x));
+
+/**
+ * A number as Swift's `Double(String)` reads one, or null: the whole text (up to a NUL, where C's strtod stops) as a
+ * decimal or hexadecimal float with an optional sign, or inf, infinity, nan (any case). Number() alone would take
+ * spaces, "" and "0b1", which Swift refuses, and refuse hexadecimal fractions, which it takes.
+ */
+function swiftDouble(text) {
+  const s = text.split("\0")[0];
+  let match;
+  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return Number(s);
+  if ((match = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?\d+))?$/.exec(s)) && (match[2] || match[3])) {
+    // An exact integer of the hex digits (BigInt), rounded once to a double, then scaled by its power of two.
+    const [, sign, whole, fraction = "", power = "0"] = match;
+    const x = Number(BigInt("0x" + (whole + fraction || "0"))) * 2 ** (Number(power) - 4 * fraction.length);
+    return sign === "-" ? -x : x;
+  }
+  if ((match = /^([+-]?)(inf|infinity)$/i.exec(s))) return match[1] === "-" ? -Infinity : Infinity;
+  if (/^[+-]?s?nan(\([0-9a-zA-Z_]*\))?$/i.test(s)) return NaN;
+  return null;
+}
+
+/** The values a filter on one field stands for: itself, or for ranges every range between its two edges. */
+function filterValues(entry, value) {
+  const field = entry.field;
+  if (entry.kind === "ranges") {
+    const edges = entry.edges ?? [];
+    const edge = (s) => {
+      if (s === "") return null;
+      const x = swiftDouble(s), k = x === null ? -1 : edges.indexOf(x);
+      if (k < 0) throw new RequestError(`${field}=${value}: ${s} is not an edge of ${field}'s ranges (${edges.map(numberText).join(", ")})`);
+      return k;
     };
-    await add(term, 1);
-    if (term !== w) await add(w, 1);
-    const last = i === ws.length - 1;
-    if (last && !complete && !endsWithSpace(text)) {
-      for (const t of await expansions(w)) if (t !== term) await add(t, q.prefixWeight);
-    }
-    if (best.size === 0 && characters(w).length >= q.typoMinimumLength) {
-      // One edit from the word as typed or from its stem ("drils" → "drill", "drills").
-      const candidates = new Set(await typoCandidates(w));
-      if (term !== w && characters(term).length >= q.typoMinimumLength - 1) for (const t of await typoCandidates(term)) candidates.add(t);
-      // The likeliest intended words: candidates at least half as frequent as the most frequent one.
-      const lists = [];
-      for (const t of [...candidates].sort(byteOrder)) { const p = await postings(t); if (p) lists.push(p); }
-      const top = Math.max(0, ...lists.map((p) => p.size));
-      for (const p of lists) if (p.size * 2 >= top) for (const [d, s] of p) best.set(d, Math.max(best.get(d) ?? 0, s * q.typoWeight));
-    }
-    perTerm.push(best);
+    const parts = value.split("..");
+    if (parts.length !== 2) throw new RequestError(`${field}=${value}: a range is LOW..HIGH, LOW.. or ..HIGH (e.g. 50..200)`);
+    const lo = edge(parts[0]), hi = edge(parts[1]);
+    // Range k lies between edges k-1 and k.
+    const first = lo === null ? 0 : lo + 1, last = hi === null ? edges.length : hi;
+    if (first > last) throw new RequestError(`${field}=${value}: the low edge is above the high one`);
+    const bounds = [null, ...edges, null];
+    const names = [];
+    for (let k = first; k <= last; k++) names.push((bounds[k] === null ? "" : numberText(bounds[k])) + ".." + (bounds[k + 1] === null ? "" : numberText(bounds[k + 1])));
+    return names;
   }
-  const total = new Map();
-  for (const best of perTerm) {
-    for (const [d, s] of best) {
-      const t = total.get(d) ?? { score: 0, matched: 0 };
-      t.score += s; t.matched += 1;
-      total.set(d, t);
+  if (entry.kind === "atLeast") {
+    const ts = (entry.thresholds ?? []).map(numberText);
+    const x = swiftDouble(value);
+    if (x === null || !ts.includes(numberText(x))) {
+      throw new RequestError(`${field}=${value}: ${field} filters by at least one of ${ts.join(", ")}`);
+    }
+    return [numberText(x)];
+  }
+  return [value];
+}
+
+/** The documents every filtered field admits (any of its values), null without filters. */
+async function filterSet(m, filters) {
+  let set = null;
+  // Fields in a fixed order (the first unknown one is the one an error names, as in the reference).
+  for (const field of Object.keys(filters).map((f) => f.toWellFormed()).sort(byteOrder)) {
+    const entry = facetEntry(m, field);
+    // (A lone string is taken as a list of one.)
+    const values = [].concat(filters[field]).map((v) => String(v).toWellFormed());
+    const lists = await Promise.all(values.flatMap((v) => filterValues(entry, v)).map((value) => facetDocuments(entry, value)));
+    const admitted = new Set(lists.flat());
+    set = set === null ? admitted : new Set([...set].filter((d) => admitted.has(d)));
+  }
+  return set;
+}
+
+/** Per facet field, how many of `docs` have each value (values with none left out), most first, ties by value. */
+async function facetCounts(m, docs, asked) {
+  if (!asked) return [];
+  return Promise.all(m.facets.map(async (entry) => {
+    const values = [];
+    for (const j of await Promise.all(entry.shards.map((s) => file(s.path)))) {
+      j.values.forEach((value, k) => {
+        const count = countRuns(j.postings[k] ?? [], docs);
+        const label = j.labels?.[k];
+        if (count > 0) values.push({ value, label: typeof label === "string" ? label : value, count });
+      });
+    }
+    values.sort((a, b) => (a.count !== b.count ? b.count - a.count : byteOrder(a.value, b.value)));
+    return { field: entry.field, values };
+  }));
+}
+
+/**
+ * The matched documents in the order of `sort`, at least the first `upTo` of them: by relevance (score, then
+ * document), or walking the sort's chunks from the start (or the end, descending) until the page is full and its last
+ * key complete, ties by relevance; documents without the sort's value come last, by relevance. The chunks are read
+ * one after another: where the walk stops depends on what the ones before held.
+ */
+async function order(m, matched, sort, upTo) {
+  const byRelevance = (a, b) => {
+    const x = matched.get(a), y = matched.get(b);
+    return x !== y ? (x > y ? -1 : 1) : a - b;
+  };
+  if (sort === "relevance") return [...matched.keys()].sort(byRelevance);
+  const s = m.sorts.find((e) => e.name === sort);
+  const path = s && m.orders.find((o) => o.field === s.field)?.path;
+  if (typeof path !== "string") {
+    throw new RequestError(`no sort "${sort}" in this index (it has: ${["relevance", ...m.sorts.map((e) => e.name)].join(", ")})`);
+  }
+  const descending = s.descending === true;
+  const chunks = (await file(path)).chunks;
+  const out = [], seen = new Set();
+  // The documents of the current key, sorted by relevance when the key ends (it may go on in the next chunk).
+  let key, pending = [];
+  const flush = () => { pending.sort(byRelevance); for (const d of pending) { out.push(d); seen.add(d); } pending = []; };
+  walk: for (const c of descending ? [...chunks].reverse() : chunks) {
+    if (typeof c.path !== "string") continue;
+    const j = await file(c.path);
+    const n = j.documents.length;
+    for (let i = 0; i < n; i++) {
+      const g = descending ? n - 1 - i : i;
+      if (j.keys[g] !== key) {
+        flush();
+        if (out.length >= upTo) break walk;
+        key = j.keys[g];
+      }
+      let doc = 0;
+      for (const gap of j.documents[g]) { doc += gap; if (matched.has(doc)) pending.push(doc); }
     }
   }
-  const n = perTerm.length;
-  return [...total].map(([doc, t]) => ({ doc, score: (t.score * t.matched) / n }))
-    .sort((a, b) => (a.score !== b.score ? b.score - a.score : a.doc - b.doc));
+  flush();
+  if (out.length < upTo) for (const d of [...matched.keys()].filter((d) => !seen.has(d)).sort(byRelevance)) out.push(d);
+  return out;
+}
+
+/** The stored object of one document: its store directory (the last starting at or before it), then its shard. */
+async function stored(m, doc) {
+  const dir = m.store.directories.findLast((e) => e.first <= doc);
+  if (!dir) return undefined;
+  // Shards are in the store folder beside the directories' folder ("search/stores/…" → "search/store/…").
+  const base = dir.path.split("/").filter(Boolean).slice(0, -2).join("/");
+  let start = dir.first;
+  for (const [n, name] of (await file(dir.path)).shards) {
+    if (doc < start + n) return (await file(`${base ? base + "/" : ""}store/${name}.json`)).documents[doc - start];
+    start += n;
+  }
+  return undefined;
 }
 
 /** The text's last character is a space (a prepend character before it would make one character of both). */

@@ -1,5 +1,6 @@
 import Foundation
 import Schemas
+import Indexer
 
 /// Queries for comparing the web client with the reference: a named set (exact, prefix, typo, plural, brand, mixed
 /// case, accents, empty, very long, only stop words, and the Unicode corners the analyzer defines), and queries
@@ -94,6 +95,82 @@ enum SearchQueries {
             out.append(q)
         }
         return out
+    }
+
+    /// What the index's facet fields offer, from its meta file: each value field's values (most common first, when
+    /// known), each range field's edges, each threshold field's thresholds (as filters write them).
+    struct FieldValues {
+        var values: [String: [String]] = [:]
+        var edges: [String: [String]] = [:]
+        var thresholds: [String: [String]] = [:]
+    }
+
+    /// Requests with filters, sorts, pages and facet counts for `queries`, made with a fixed seed: each query gets
+    /// filters on some fields (brand and category values, mostly among those its own results have (`present`), so
+    /// that most filtered requests still find something; one value or two, OR'ed; price spans `LO..HI`, `LO..` and
+    /// `..HI` over the declared edges; rating thresholds; stock), a sort (relevance or one of `sorts`), sometimes the
+    /// second page or a complete query, and facets on.
+    static func filtered(_ queries: [String], fields: FieldValues, sorts: [String], seed: UInt64 = 42,
+                         present: (String) throws -> [String: [String]]) rethrows -> [Query.Request] {
+        var r = Random(state: seed)
+        var out: [Query.Request] = []
+        for q in queries {
+            let here = try present(q)
+            var filters: [String: [String]] = [:]
+            func values(_ field: String) -> [String] {
+                let mine = Array((here[field] ?? []).prefix(12)), all = fields.values[field] ?? []
+                let from = !mine.isEmpty && r.chance(80) ? mine : all
+                guard !from.isEmpty else { return [] }
+                return Array(Set((0..<(r.chance(20) ? 2 : 1)).map { _ in r.pick(from) })).sorted()
+            }
+            for (field, chance) in [("brand", 30), ("category", 25), ("inStock", 20)] where fields.values[field] != nil && r.chance(chance) {
+                filters[field] = field == "inStock" ? [r.chance(90) ? "true" : "false"] : values(field)
+            }
+            for (field, edges) in fields.edges.sorted(by: { $0.key < $1.key }) where r.chance(40) {
+                // A span of whole ranges: both edges, or one open end.
+                let i = r.below(edges.count), j = r.below(edges.count)
+                switch r.below(3) {
+                case 0 where i != j: filters[field] = ["\(edges[min(i, j)])..\(edges[max(i, j)])"]
+                case 1: filters[field] = ["\(edges[i]).."]
+                default: filters[field] = ["..\(edges[j])"]
+                }
+            }
+            for (field, ts) in fields.thresholds.sorted(by: { $0.key < $1.key }) where r.chance(35) {
+                filters[field] = Array(Set((0..<(r.chance(15) ? 2 : 1)).map { _ in r.pick(ts) })).sorted()
+            }
+            out.append(Query.Request(q, filters: filters, sort: r.pick(["relevance"] + sorts), limit: 10, offset: r.chance(15) ? 10 : 0,
+                                     facets: true, complete: r.chance(20)))
+        }
+        return out
+    }
+
+    /// Requests every client must answer alike beyond random ones: filter-only browses (in the index's browse order,
+    /// sorted, paged, one filter of nothing), facets of nothing, and the requests the index refuses (an unknown field
+    /// or sort, a range edge that is not one, a low edge above the high one, a range that is not one, a threshold
+    /// that is not one), with the number forms Swift's `Double` reads.
+    static func special(brand: String, category: String) -> [Query.Request] {
+        [Query.Request("", filters: ["brand": [brand]], facets: true),
+         Query.Request("", filters: ["category": [category], "price": ["50..200"]], sort: "price", facets: true),
+         Query.Request("", filters: ["rating": ["4"], "inStock": ["true"]], sort: "price-desc", offset: 10, facets: true),
+         Query.Request("", filters: ["brand": [brand, "RYOBI"], "rating": ["3"]], sort: "rating", limit: 20, facets: true),
+         Query.Request("", filters: ["price": ["1000.."]], facets: true),
+         Query.Request("", facets: true),
+         Query.Request("   ", filters: ["brand": []], sort: "price", facets: true),
+         Query.Request("drill", filters: ["brand": []], facets: true),
+         Query.Request("drill", filters: ["price": ["5e1..0x64"], "rating": ["4.0"]], sort: "price"),
+         Query.Request("drill", filters: ["price": ["+25..200.0"]], sort: "price-desc", facets: true),
+         Query.Request("drill", filters: ["colour": ["red"]]),
+         Query.Request("drill", filters: ["price": ["30..100"]]),
+         Query.Request("drill", filters: ["price": ["200..50"]]),
+         Query.Request("drill", filters: ["price": ["100..100"]]),
+         Query.Request("drill", filters: ["price": ["100"]]),
+         Query.Request("drill", filters: ["price": [" 50..100"]]),
+         Query.Request("drill", filters: ["rating": ["4.5"]]),
+         Query.Request("drill", filters: ["rating": [""]]),
+         Query.Request("drill", sort: "name"),
+         Query.Request("", filters: ["brand": [brand]], sort: "cheapest"),
+         Query.Request("nothingmatchesthis", sort: "price", facets: true),
+         Query.Request("dewalt drill xyzzyq", filters: ["inStock": ["true"]], sort: "rating", facets: true)]
     }
 
     /// Extra queries from a file (a JSON array of strings, or one query per line), named by `WEB_SEARCH_QUERIES`:

@@ -8,74 +8,173 @@ import Schemas
 /// The browser search module (`search/search.js`) and page (`search/index.html`) in a real browser: headless
 /// Chromium loads them from a server on 127.0.0.1, and the module's results, scores and downloads are compared with
 /// the reference client (`Indexer/Query.swift`, what `generator search --index ranked` runs) on the real corpus.
+/// The browser search module (`search/search.js`) and page (`search/index.html`) in a real browser: headless
+/// Chromium loads them from a server on 127.0.0.1, and the module's answers (results, bit-identical scores, totals,
+/// `partial`, facet counts, refusals) and downloads (every file and its bytes) are compared with the reference client
+/// (`Indexer/Query.swift`, what `generator search --index ranked` runs) on the real corpus.
 final class WebSearchTests: XCTestCase {
-    /// Every query the comparison runs: the named set (each as a first query), then 400 generated from the corpus
-    /// and any kept outside (one after another on one client).
-    static func queries(_ tree: URL) throws -> (cold: [String], warm: [String]) {
-        var names: [String] = []
-        let meta = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent("search/meta.json")))
-        for s in meta["store"]?["shards"]?.arrayValue ?? [] {
-            let shard = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent(s["path"]!.stringValue!)))
-            for d in shard["documents"]?.arrayValue ?? [] { names += [d["name"]?.stringValue, d["brand"]?.stringValue].compactMap { $0 } }
-        }
-        return (SearchQueries.named.map(\.query), SearchQueries.generated(from: names, count: 400) + (try SearchQueries.outside()))
+    /// A reference client of the index in `folder` of `tree`, reading the tree's files (sharing parsed ones with the
+    /// other clients of `shared`).
+    static func client(_ tree: URL, folder: String, shared: Query.Files? = nil) throws -> Query {
+        try Query(metaPath: "\(folder)/meta.json", shared: shared) { p in [UInt8](try Data(contentsOf: tree.appendingPathComponent(p))) }
     }
 
-    typealias Answer = (total: Int, results: [(Int, Double)], files: Set<String>)
+    /// Every stored object of an index, in document order, read as a client reads a result's.
+    static func documents(_ tree: URL, folder: String) throws -> [JSON] {
+        let q = try client(tree, folder: folder)
+        return try (0..<(q.meta["documents"]?.intValue ?? 0)).compactMap { try q.stored($0) }
+    }
 
-    /// What the reference client gives for each query: total, page (document, score) and the files it downloaded
-    /// for it: a fresh client for each `cold` query, then one client for all the `warm` ones.
-    static func reference(_ tree: URL, folder: String, cold: [String], warm: [String], limit: Int) throws -> [Answer] {
+    /// The real corpus' product names and brands (what queries are made from).
+    static func names(_ tree: URL) throws -> [String] {
+        try documents(tree, folder: "search").flatMap { d in [d["name"]?.stringValue, d["brand"]?.stringValue].compactMap { $0 } }
+    }
+
+    /// The plain queries the first comparison runs: the named set (each as a first query), then 400 generated from the
+    /// corpus and any kept outside (one after another on one client).
+    static func queries(_ tree: URL) throws -> (cold: [String], warm: [String]) {
+        (SearchQueries.named.map(\.query), SearchQueries.generated(from: try names(tree), count: 400) + (try SearchQueries.outside()))
+    }
+
+    /// The requests the second comparison runs, each as a first query: every named query and 150 generated ones, each
+    /// with random filters, sort, page and facets (filter values mostly among those of the query's own results, as
+    /// a person picks them from facet counts), then the special ones (browses, refusals).
+    static func filteredRequests(_ tree: URL) throws -> [Query.Request] {
+        let q = try client(tree, folder: "search")
+        var fields = SearchQueries.FieldValues()
+        for entry in q.meta["facets"]?.arrayValue ?? [] {
+            guard let field = entry["field"]?.stringValue else { continue }
+            switch entry["kind"]?.stringValue {
+            case "ranges": fields.edges[field] = (entry["edges"]?.arrayValue ?? []).compactMap(\.doubleValue).map(SearchFields.numberText)
+            case "atLeast": fields.thresholds[field] = (entry["thresholds"]?.arrayValue ?? []).compactMap(\.doubleValue).map(SearchFields.numberText)
+            default:
+                for s in Query.shards(entry["shards"]) { fields.values[field, default: []] += (try q.file(s.path)["values"]?.arrayValue ?? []).compactMap(\.stringValue) }
+            }
+        }
+        let sorts = (q.meta["sorts"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        XCTAssertEqual(sorts, ["price", "price-desc", "rating"])
+        let texts = SearchQueries.named.map(\.query) + SearchQueries.generated(from: try names(tree), count: 150, seed: 99)
+        let random = try SearchQueries.filtered(texts, fields: fields, sorts: sorts) { text in
+            let r = try q.search(Query.Request(text, limit: 0, facets: true))
+            return Dictionary(uniqueKeysWithValues: r.facets.map { ($0.field, $0.values.map(\.value)) })
+        }
+        let dewalt = try XCTUnwrap(fields.values["brand"]?.first { $0 == "DEWALT" })
+        let drills = try XCTUnwrap(fields.values["category"]?.first { $0.hasSuffix("/drills/hammer-drills") })
+        return random + SearchQueries.special(brand: dewalt, category: drills)
+    }
+
+    /// An answer to a request: what a client returns (or the refusal's message) and the files it downloaded for it,
+    /// as "path bytes", sorted (the browser fetches some files side by side, the reference one after another).
+    struct Answer {
+        var total = 0, partial = false
+        var results: [(Int, Double)] = []
+        var facets: [Query.FacetCount] = []
+        var error: String?
+        var files: [String] = []
+    }
+
+    /// What the reference client gives for each request: a fresh client for each `cold` one, then one client for
+    /// all the `warm` ones (its downloads for each: what the request added).
+    static func reference(_ tree: URL, folder: String, cold: [Query.Request], warm: [Query.Request]) throws -> [Answer] {
         let files = Query.Files()
-        func client() throws -> Query {
-            try Query(metaPath: "\(folder)/meta.json", shared: files) { p in [UInt8](try Data(contentsOf: tree.appendingPathComponent(p))) }
-        }
         /// `since`: the files the client had downloaded before (meta.json, read when it starts, is a first query's).
-        func answer(_ c: Query, _ q: String, since: Int) throws -> Answer {
-            let (results, total) = try c.search(q, limit: limit, complete: false)
-            return (total, results.map { ($0.document, $0.score) }, Set(c.fetched.dropFirst(since).map(\.path)))
+        func answer(_ c: Query, _ request: Query.Request, since: Int) throws -> Answer {
+            var a = Answer()
+            do {
+                let r = try c.search(request)
+                (a.total, a.partial, a.results, a.facets) = (r.total, r.partial, r.results.map { ($0.document, $0.score) }, r.facets)
+            } catch let e as Query.RequestError { a.error = e.description }
+            a.files = c.fetched.dropFirst(since).map { "\($0.path) \($0.bytes)" }.sorted()
+            return a
         }
-        var out = try cold.map { try answer(try client(), $0, since: 0) }
-        let warmClient = try client()
-        for (i, q) in warm.enumerated() { out.append(try answer(warmClient, q, since: i == 0 ? 0 : warmClient.fetched.count)) }
+        var out = try cold.map { try answer(try client(tree, folder: folder, shared: files), $0, since: 0) }
+        let warmClient = try client(tree, folder: folder, shared: files)
+        for (i, r) in warm.enumerated() { out.append(try answer(warmClient, r, since: i == 0 ? 0 : warmClient.fetched.count)) }
         return out
     }
 
-    /// Runs the queries through the tree's module in Chromium (Tests/Web/compare.html) and compares each with the
-    /// reference; returns the disagreements.
-    static func compareInChromium(tree: URL, folder: String, cold: [String], warm: [String], limit: Int = 10) throws
-        -> (checked: Int, problems: [String], reference: [Answer]) {
-        let request = try JSONWriter().bytes(.obj(["folder": .string(folder), "limit": .int(limit), "cold": .strings(cold), "warm": .strings(warm)]))
+    /// A request as search.js takes it (compare.html: the query and search's options).
+    static func json(_ r: Query.Request) -> JSON {
+        .obj(["query": .string(r.text), "limit": .int(r.limit), "offset": .int(r.offset), "complete": .bool(r.complete),
+              "filters": .object(JSONObject(r.filters.sorted { $0.key < $1.key }.map { ($0.key, JSON.strings($0.value)) })),
+              "sort": .string(r.sort), "facets": .bool(r.facets)])
+    }
+
+    /// An answer of search.js (a line of compare.html's output, or a search command's --json output) in the same form.
+    static func answer(_ g: JSON) -> Answer {
+        var a = Answer()
+        a.error = g["error"]?.stringValue
+        a.total = g["total"]?.intValue ?? -1
+        a.partial = g["partial"]?.boolValue ?? false
+        a.results = (g["results"]?.arrayValue ?? []).map { ($0[0]?.intValue ?? -1, $0[1]?.doubleValue ?? .nan) }
+        a.facets = (g["facets"]?.arrayValue ?? []).map { f in
+            Query.FacetCount(field: f["field"]?.stringValue ?? "", values: (f["values"]?.arrayValue ?? []).map {
+                (value: $0["value"]?.stringValue ?? "", label: $0["label"]?.stringValue ?? "", count: $0["count"]?.intValue ?? -1)
+            })
+        }
+        let paths = (g["files"]?.arrayValue ?? []).compactMap(\.stringValue), bytes = (g["bytes"]?.arrayValue ?? []).compactMap(\.intValue)
+        a.files = zip(paths, bytes).map { "\($0) \($1)" }.sorted()
+        return a
+    }
+
+    /// How `got` differs from `want` (nothing when they agree): total, partial, the same documents in the same order
+    /// with bit-identical scores, facet counts, the refusal's message, and the same files of the same sizes.
+    static func differences(_ got: Answer, _ want: Answer) -> [String] {
+        var diff: [String] = []
+        if got.error != want.error { diff.append("error \(got.error ?? "none") vs \(want.error ?? "none")") }
+        // A refused request's downloads are what was read before the refusal: not part of the contract.
+        if want.error != nil { return diff }
+        if got.total != want.total { diff.append("total \(got.total) vs \(want.total)") }
+        if got.partial != want.partial { diff.append("partial \(got.partial) vs \(want.partial)") }
+        if got.results.count != want.results.count || zip(got.results, want.results).contains(where: { $0.0 != $1.0 || $0.1.bitPattern != $1.1.bitPattern }) {
+            diff.append("results \(got.results.prefix(4)) vs \(want.results.prefix(4))")
+        }
+        if got.facets != want.facets {
+            let field = zip(got.facets, want.facets).first { $0 != $1 }
+            diff.append("facets \(got.facets.map(\.field)) vs \(want.facets.map(\.field))" + (field.map { ": \($0.0.field) \($0.0.values.prefix(3)) vs \($0.1.values.prefix(3))" } ?? ""))
+        }
+        if got.files != want.files {
+            diff.append("files \(Set(got.files).subtracting(want.files).sorted()) more, \(Set(want.files).subtracting(got.files).sorted()) fewer")
+        }
+        return diff
+    }
+
+    /// Runs the requests through the tree's module in Chromium (Tests/Web/compare.html) and compares each with the
+    /// reference; returns the disagreements, and both sides' answers.
+    static func compareInChromium(tree: URL, folder: String, cold: [Query.Request], warm: [Query.Request]) throws
+        -> (checked: Int, problems: [String], reference: [Answer], browser: [Answer]) {
+        let request = try JSONWriter().bytes(.obj(["folder": .string(folder), "limit": 10, "cold": .array(cold.map(json)), "warm": .array(warm.map(json))]))
         let site = try WebTools.site(tree: tree, extra: ["queries.json": Data(request)])
         let server = try WebTools.Server(site)
         defer { server.stop() }
-        let queries = cold + warm
+        let requests = cold + warm
         var clock = ContinuousClock.now
         let dom = try WebTools.dumpDOM(server.url.appendingPathComponent("compare.html"))
-        print("Chromium ran \(queries.count) queries in \(ContinuousClock.now - clock)")
+        print("Chromium ran \(requests.count) requests in \(ContinuousClock.now - clock)")
         clock = .now
-        let want = try reference(tree, folder: folder, cold: cold, warm: warm, limit: limit)
+        let want = try reference(tree, folder: folder, cold: cold, warm: warm)
         print("the reference ran them in \(ContinuousClock.now - clock)")
         guard let text = WebTools.output(dom, marker: "RESULTS") else {
-            return (0, ["the page did not finish: \(dom.suffix(1500))"], want)
+            return (0, ["the page did not finish: \(dom.suffix(1500))"], want, [])
         }
-        let got = try JSONReader.parse(text).arrayValue ?? []
-        guard got.count == queries.count else { return (0, ["\(got.count) answers for \(queries.count) queries"], want) }
+        let got = (try JSONReader.parse(text).arrayValue ?? []).map(answer)
+        guard got.count == requests.count else { return (0, ["\(got.count) answers for \(requests.count) requests"], want, got) }
         var problems: [String] = []
-        for (i, q) in queries.enumerated() {
-            let g = got[i], w = want[i]
-            let results = (g["results"]?.arrayValue ?? []).map { ($0[0]?.intValue ?? -1, $0[1]?.doubleValue ?? .nan) }
-            let files = Set((g["files"]?.arrayValue ?? []).compactMap(\.stringValue))
-            var diff: [String] = []
-            if g["total"]?.intValue != w.total { diff.append("total \(g["total"]?.intValue ?? -1) vs \(w.total)") }
-            // Same documents in the same order with bit-identical scores.
-            if results.count != w.results.count || zip(results, w.results).contains(where: { $0.0 != $1.0 || $0.1.bitPattern != $1.1.bitPattern }) {
-                diff.append("results \(results.prefix(4)) vs \(w.results.prefix(4))")
-            }
-            if files != w.files { diff.append("files \(files.subtracting(w.files).sorted()) more, \(w.files.subtracting(files).sorted()) fewer") }
-            if !diff.isEmpty { problems.append("\(q.debugDescription)\(i < cold.count ? "" : " (warm)"): \(diff.joined(separator: "; "))") }
+        for (i, r) in requests.enumerated() {
+            let diff = differences(got[i], want[i])
+            if !diff.isEmpty { problems.append("\(describe(r))\(i < cold.count ? "" : " (warm)"): \(diff.joined(separator: "; "))") }
         }
-        return (queries.count, problems, want)
+        return (requests.count, problems, want, got)
+    }
+
+    /// A request as a person reads it (the query, then whatever is not the default).
+    static func describe(_ r: Query.Request) -> String {
+        var parts = [r.text.debugDescription]
+        for (f, v) in r.filters.sorted(by: { $0.key < $1.key }) { parts.append("\(f)=\(v.joined(separator: "|"))") }
+        if r.sort != "relevance" { parts.append("sort \(r.sort)") }
+        if r.offset > 0 { parts.append("offset \(r.offset)") }
+        if r.complete { parts.append("complete") }
+        return parts.joined(separator: " ")
     }
 
     func testChromiumModuleAgreesWithTheReferenceOnTheRealCorpus() throws {
@@ -84,15 +183,63 @@ final class WebSearchTests: XCTestCase {
         let (cold, warm) = try Self.queries(tree)
         let queries = cold + warm
         XCTAssertGreaterThanOrEqual(queries.count, SearchQueries.named.count + 400)
-        let (checked, problems, want) = try Self.compareInChromium(tree: tree, folder: "search", cold: cold, warm: warm)
+        let (checked, problems, want, _) = try Self.compareInChromium(tree: tree, folder: "search", cold: cold.map { Query.Request($0) },
+                                                                      warm: warm.map { Query.Request($0) })
         print("search.js in Chromium against the reference: \(checked) queries, \(problems.count) disagreements")
         XCTAssertEqual(checked, queries.count)
         XCTAssertEqual(problems, [], "\(problems.count) of \(queries.count) queries disagree:\n" + problems.prefix(20).joined(separator: "\n"))
-        // The comparison is not vacuous: most queries find something, and some use every kind of file.
+        // The comparison is not vacuous: most queries find something, some only partly, and some use every kind of file.
         XCTAssertGreaterThan(want.filter { $0.total > 0 }.count, queries.count * 2 / 3)
+        XCTAssertGreaterThan(want.filter(\.partial).count, 10)
         XCTAssertTrue(want.contains { $0.files.contains { $0.contains("/vocab/") } }, "no query needed a typo")
         XCTAssertTrue(want.prefix(cold.count).contains { $0.files.filter { $0.contains("/terms/") }.count > 2 }, "no query read several term shards")
         XCTAssertTrue(want.dropFirst(cold.count + 1).contains { $0.files.isEmpty }, "the warm client never used its cache")
+    }
+
+    /// 249 requests with filters, sorts, pages and facets, each as a first query on a fresh module: the same answers
+    /// and the same downloads, file by file and byte by byte, as the reference; and for a few of them, the same
+    /// downloads as `generator search … --json` reports.
+    func testFiltersSortsAndFacetsAgreeWithTheReference() throws {
+        try Tool.require(.chromium, .python3)
+        let tree = SearchTests.tree
+        let requests = try Self.filteredRequests(tree)
+        XCTAssertGreaterThanOrEqual(requests.count, 200)
+        let (checked, problems, want, got) = try Self.compareInChromium(tree: tree, folder: "search", cold: requests, warm: [])
+        print("search.js in Chromium against the reference: \(checked) filtered requests, \(problems.count) disagreements")
+        XCTAssertEqual(checked, requests.count)
+        XCTAssertEqual(problems, [], "\(problems.count) of \(requests.count) requests disagree:\n" + problems.prefix(20).joined(separator: "\n"))
+
+        // Not vacuous: filtered requests that find something, a page of them, partly; every sort walking its chunks
+        // past a full page; browses; facet counts of every field; refusals.
+        let answered = Array(zip(requests, want))
+        XCTAssertGreaterThan(answered.filter { !$0.0.filters.isEmpty && $0.1.total > 0 }.count, requests.count / 2)
+        XCTAssertGreaterThan(answered.filter { !$0.0.filters.isEmpty && $0.1.total > 10 }.count, 20)
+        XCTAssertGreaterThan(answered.filter { !$0.0.filters.isEmpty && $0.1.partial }.count, 3)
+        for sort in ["price", "price-desc", "rating"] {
+            XCTAssertGreaterThan(answered.filter { $0.0.sort == sort && $0.1.total > 10 && $0.1.files.contains { $0.contains("/sort/") } }.count, 3, sort)
+        }
+        XCTAssertGreaterThan(answered.filter { $0.0.offset > 0 && $0.1.results.count > 0 }.count, 5)
+        let browses = answered.filter { Query.queryWords($0.0.text).isEmpty && !$0.0.filters.isEmpty && $0.1.total > 10 }
+        XCTAssertGreaterThanOrEqual(browses.count, 3, "no filter-only browse found anything")
+        XCTAssertTrue(answered.contains { $0.1.facets.count == 5 && $0.1.facets.allSatisfy { !$0.values.isEmpty } })
+        XCTAssertGreaterThanOrEqual(want.filter { $0.error != nil }.count, 8)
+
+        // What the command line reports for the same requests: the same files, bytes and answers.
+        let picked = answered.indices.filter { requests[$0].text.first != "-" && want[$0].error == nil && want[$0].total > 0 }
+        for i in Array(picked.prefix(4)) + Array(picked.suffix(4)) {
+            let r = requests[i]
+            var args = ["search", "--json", "--limit", "\(r.limit)", "--offset", "\(r.offset)", "--sort", r.sort]
+            if r.facets { args.append("--facets") }
+            if r.complete { args.append("--complete") }
+            for (f, vs) in r.filters.sorted(by: { $0.key < $1.key }) { for v in vs { args += ["--filter", "\(f)=\(v)"] } }
+            let run = try TestSupport.runCLI(args + ["--", tree.path, r.text])
+            XCTAssertEqual(run.status, 0, run.output)
+            let cli = try JSONReader.parse(Data(run.output.utf8))
+            let files = (cli["downloads"]?.arrayValue ?? []).map { "\($0["path"]?.stringValue ?? "") \($0["bytes"]?.intValue ?? -1)" }.sorted()
+            XCTAssertEqual(files, got[i].files, Self.describe(r))
+            XCTAssertEqual(cli["total"]?.intValue, got[i].total, Self.describe(r))
+            XCTAssertEqual((cli["results"]?.arrayValue ?? []).map { $0["score"]?.doubleValue ?? .nan }, got[i].results.map(\.1), Self.describe(r))
+        }
     }
 
     /// A collection's module (in collections/listings/search/, three folders deep) on the default tree: queries made
@@ -101,17 +248,11 @@ final class WebSearchTests: XCTestCase {
         try Tool.require(.chromium, .python3)
         let tree = try TypeScriptTypesTests.tree.get()
         let folder = "collections/listings/search"
-        var names: [String] = []
-        let meta = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent("\(folder)/meta.json")))
-        for s in meta["store"]?["shards"]?.arrayValue ?? [] {
-            let shard = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent(s["path"]!.stringValue!)))
-            for d in shard["documents"]?.arrayValue ?? [] {
-                names += ["street_address", "city", "property_type"].compactMap { d[$0]?.stringValue }
-            }
-        }
+        let names = try Self.documents(tree, folder: folder).flatMap { d in ["street_address", "city", "property_type"].compactMap { d[$0]?.stringValue } }
         let cold = ["condo", "Cambridge", "somervile", "single family", "ave", ""]
         let warm = SearchQueries.generated(from: names, count: 100, seed: 7)
-        let (checked, problems, want) = try Self.compareInChromium(tree: tree, folder: folder, cold: cold, warm: warm)
+        let (checked, problems, want, _) = try Self.compareInChromium(tree: tree, folder: folder, cold: cold.map { Query.Request($0) },
+                                                                      warm: warm.map { Query.Request($0, facets: true) })
         XCTAssertEqual(checked, cold.count + warm.count)
         XCTAssertEqual(problems, [], problems.prefix(20).joined(separator: "\n"))
         XCTAssertGreaterThan(want.filter { $0.total > 0 }.count, checked / 2)
