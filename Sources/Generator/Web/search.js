@@ -15,10 +15,11 @@
 // does are those matching the most words returned (`partial`). Filters narrow the results (OR within a field, AND
 // across fields); filters without words browse every document they admit. Results are ordered by relevance or by a
 // sort the index declares, ties by relevance, then by document order.
-// It downloads only what a request needs: meta.json once, the term shards of its words (more for a prefix), the
-// vocabulary files of a typo, the facet shards of its filters (all of them for facet counts), the sort chunks up to
-// the end of the page, and the result-store directories and shards of the page. Every file but meta.json is named by
-// a hash of its content, so it is cached for good, in memory and by the browser.
+// It downloads only what a request needs: meta.json once, the term shards of its words (more for a prefix) and the
+// term directories above them, the vocabulary files of a typo, the facet shards of its filters (all of them for facet
+// counts), the sort chunks up to the end of the page, and the result-store shards of the page and the store
+// directories above them. Every file but meta.json is named by a hash of its content, so it is cached for good, in
+// memory and by the browser.
 
 
 const folder = new URL("./", import.meta.url);
@@ -218,8 +219,9 @@ async function loadMeta() {
 /** The tree's root URL (result items' `path` is relative to it). */
 export async function treeURL() {
   const m = await loadMeta();
-  // Any file meta.json lists tells how deep this folder is: "search/terms/….json" is one folder down.
-  const any = [...m.termShards, ...m.vocabulary, ...m.store.directories, ...m.orders, ...m.facets.flatMap((f) => f.shards)][0];
+  // Any path meta.json lists tells how deep this folder is: "search/terms/….json" is one folder down. (The store's
+  // entries are names, not paths.)
+  const any = [...m.termShards.entries, ...m.vocabulary, ...m.orders, ...m.facets.flatMap((f) => f.shards)][0];
   const depth = any ? any.path.split("/").length - 2 : 1;
   return new URL("../".repeat(depth), folder).href;
 }
@@ -285,8 +287,25 @@ async function run(query, { limit = 10, offset = 0, complete = false, filters = 
 
 // Shards of a sorted list of keys (terms, facet values), each found by its first and last key.
 
+/** Whether a shard's key range holds `key`. */
+const holds = (key) => (s) => byteOrder(key, s.first) >= 0 && byteOrder(s.last, key) >= 0;
+
 /** The shard whose key range holds `key`. */
-const shardFor = (shards, key) => shards.find((s) => byteOrder(key, s.first) >= 0 && byteOrder(s.last, key) >= 0);
+const shardFor = (shards, key) => shards.find(holds(key));
+
+/**
+ * The term shards whose ranges `inRange` admits, walking down the term tree (meta.json holds its top level; each
+ * directory lists the shards, or directories, below it with their first and last terms) only into directories it
+ * admits too. A level's directories are fetched together.
+ */
+async function termShards(m, inRange) {
+  let entries = m.termShards.entries.filter(inRange);
+  for (let level = 0; level < m.termShards.levels; level++) {
+    const below = await Promise.all(entries.map((e) => file(e.path)));
+    entries = below.flatMap((j) => j.entries.filter(inRange));
+  }
+  return entries;
+}
 
 /** The position of `key` in a shard's sorted `list`, or -1. */
 function find(key, list) {
@@ -359,14 +378,9 @@ async function wordMatches(m, w, prefix, postings) {
 
 /** Index terms that start with `prefix`, most frequent first (at most prefixExpansions). */
 async function expansions(m, prefix) {
-  // The shards whose range [first, last] meets the range of words starting with the prefix (in order: the first
-  // that starts after it ends the list).
-  const shards = [];
-  for (const s of m.termShards) {
-    if (byteOrder(s.last, prefix) < 0) continue;
-    if (!startsWith(s.first, prefix) && byteOrder(prefix, s.first) < 0) break;
-    shards.push(s);
-  }
+  // The shards whose range [first, last] meets the range of words starting with the prefix.
+  const meets = (s) => byteOrder(s.last, prefix) >= 0 && (startsWith(s.first, prefix) || byteOrder(prefix, s.first) >= 0);
+  const shards = await termShards(m, meets);
   const found = [];
   for (const j of await Promise.all(shards.map((s) => file(s.path)))) {
     j.terms.forEach((t, i) => { if (t !== prefix && startsWith(t, prefix)) found.push([t, documentCount(j.postings[i])]); });
@@ -427,7 +441,7 @@ async function matches(m, words, text, complete, filter) {
 
 /** Postings of one term: `{ scores: Map document → score, secondary }`, or null when the index does not have it. */
 async function termPostings(m, term) {
-  const shard = shardFor(m.termShards, term);
+  const [shard] = await termShards(m, holds(term));
   if (!shard) return null;
   const j = await file(shard.path);
   const k = find(term, j.terms);
@@ -612,18 +626,24 @@ async function order(m, matched, sort, upTo) {
   return out;
 }
 
-/** The stored object of one document: its store directory (the last starting at or before it), then its shard. */
+/**
+ * The stored object of one document: down the store tree (meta.json holds its top level), each level's entries
+ * `[documents, name]` counted from where their directory starts, to its shard. (Paths from this folder: the store's
+ * files are named, not listed by path.)
+ */
 async function stored(m, doc) {
-  const dir = m.store.directories.findLast((e) => e.first <= doc);
-  if (!dir) return undefined;
-  // Shards are in the store folder beside the directories' folder ("search/stores/…" → "search/store/…").
-  const base = dir.path.split("/").filter(Boolean).slice(0, -2).join("/");
-  let start = dir.first;
-  for (const [n, name] of (await file(dir.path)).shards) {
-    if (doc < start + n) return (await file(`${base ? base + "/" : ""}store/${name}.json`)).documents[doc - start];
-    start += n;
+  let entries = m.store.entries, levels = m.store.levels, start = 0;
+  for (;;) {
+    let found = null;
+    for (const [n, name] of entries) {
+      if (doc < start + n) { found = name; break; }
+      start += n;
+    }
+    if (found === null) return undefined;
+    if (levels === 0) return (await file(`store/${found}.json`)).documents[doc - start];
+    entries = (await file(`stores/${found}.json`)).entries;
+    levels -= 1;
   }
-  return undefined;
 }
 
 /** The text's last character is a space (a prepend character before it would make one character of both). */
