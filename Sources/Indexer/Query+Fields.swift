@@ -137,9 +137,9 @@ extension Query {
     }
 
     /// The stored object of one document: down the store tree (`RankedIndexBuilder.directoryTree`), each level's
-    /// entries `[documents, name]` counted from where their directory starts, to its shard.
+    /// entries `[documents, name]` counted from where their directory starts, to its group, then the group's slice.
     func stored(_ doc: Int) throws -> JSON? {
-        guard let store = meta["store"], let folder = metaFolder else { return nil }
+        guard let store = meta["store"], let folder = metaFolder, let slice = store["slice"]?.intValue, slice > 0 else { return nil }
         var entries = store["entries"]?.arrayValue ?? [], start = 0
         var levels = store["levels"]?.intValue ?? 0
         while true {
@@ -150,7 +150,10 @@ extension Query {
                 start += n
             }
             guard let name = found else { return nil }
-            if levels == 0 { return try file("\(folder)store/\(name).json")["documents"]?[doc - start] }
+            if levels == 0 {
+                let k = (doc - start) / slice
+                return try file("\(folder)store/\(name)-\(k).json")["documents"]?[(doc - start) % slice]
+            }
             entries = try file("\(folder)stores/\(name).json")["entries"]?.arrayValue ?? []
             levels -= 1
         }

@@ -44,8 +44,10 @@ public struct RankedIndexBuilder: Sendable {
         public var facetShardBytes = 8_000
         /// Documents per sort chunk.
         public var sortChunkDocuments = 2_048
-        /// Average documents per result-store shard (a shard ends where a document's id says, up to twice this).
-        public var storeShardSize = 8
+        /// Average documents per result-store group (a group ends where a document's id says, up to twice this).
+        public var storeGroupSize = 64
+        /// Documents per result-store slice (the file a result is fetched from).
+        public var storeSliceSize = 4
         /// Average entries per store directory (see `directoryTree`).
         public var storeDirectoryShards = 32
         public init() {}
@@ -58,9 +60,9 @@ public struct RankedIndexBuilder: Sendable {
     public struct Output {
         public var files: [(path: String, text: [UInt8])]
         public var metaPath: String
-        /// The result-store shards in order: each one's path, documents, and whether it was kept (not made: the caller
-        /// has it already, see `build`'s `keptStore`; listed by the meta file like the others, absent from `files`).
-        public var store: [(path: String, documents: Range<Int>, kept: Bool)] = []
+        /// The result-store groups in order: each one's name, documents, and whether it was kept (not made: the caller
+        /// has its slices already, see `build`'s `keptStore`; listed like the others, its slices absent from `files`).
+        public var store: [(name: String, documents: Range<Int>, kept: Bool)] = []
     }
 
     /// Documents handed over one at a time, so a large index never holds them all: `document(i)` when its terms
@@ -96,8 +98,8 @@ public struct RankedIndexBuilder: Sendable {
     /// million documents never hold their postings in three forms at once.
     /// The whole index; with `terms` (from `terms(_:folder:threads:)`, or an earlier meta file for documents of the
     /// same text), only the result store and the meta file are made, and the output lists no term or vocabulary file.
-    /// `keptStore`: the path of a result-store shard of these documents the caller has already (made from the same
-    /// stored objects: its name is then that of the text it would be made with), listed as it is and not made again.
+    /// `keptStore`: the name of a result-store group of these documents the caller has already (made from the same
+    /// stored objects: its name is then the one it would be made with), listed as it is and not made again.
     public func build(_ docs: Source, folder: String, threads: Int = 1, terms: Terms? = nil,
                       keptStore: (Range<Int>) -> String? = { _ in nil }) throws -> Output {
         let t = try terms ?? self.terms(docs, folder: folder, threads: threads)
@@ -130,7 +132,7 @@ public struct RankedIndexBuilder: Sendable {
         ])
         let metaPath = "\(folder)/meta.json"
         files.append((metaPath, try JSONWriter().bytes(meta)))
-        return Output(files: files, metaPath: metaPath, store: store.shards)
+        return Output(files: files, metaPath: metaPath, store: store.groups)
     }
 
     static func fieldWeights(_ docs: Source) -> [(String, Double)] {

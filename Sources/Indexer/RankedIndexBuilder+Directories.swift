@@ -46,7 +46,7 @@ extension RankedIndexBuilder {
         }
     }
 
-    /// Result-store shards (`[documents, name]`) under store directories `stores/{name}.json` of the same pairs, each
+    /// Result-store groups (`[documents, name]`) under store directories `stores/{name}.json` of the same pairs, each
     /// pair one level up counting the documents under it.
     static func storeTree(_ shards: [JSON], folder: String, fanout: Int) throws -> DirectoryTree {
         try directoryTree(shards, folder: "\(folder)/stores", fanout: fanout) { chunk, name in

@@ -24,7 +24,7 @@ struct RankedSearchOutput: CatalogOutput {
                                 "typoMinimumLength": Schema.integer(min: 1), "typoWeight": Schema.number]),
         "termShards": Schema.object(["levels": Schema.nonNegativeInteger, "entries": Schema.array(shardEntry)]),
         "vocabulary": Schema.array(Schema.object(["length": Schema.integer(min: 1), "path": Schema.relativePath])),
-        "store": Schema.object(["levels": Schema.nonNegativeInteger, "entries": storeEntries]),
+        "store": Schema.object(["slice": Schema.integer(min: 1), "levels": Schema.nonNegativeInteger, "entries": storeEntries]),
         "facets": Schema.array(Schema.object([
             "field": Schema.nonEmptyString, "label": Schema.string, "kind": .obj(["enum": ["value", "ranges", "atLeast"]]),
             "values": Schema.nonNegativeInteger, "shards": Schema.array(shardEntry),
@@ -47,15 +47,15 @@ struct RankedSearchOutput: CatalogOutput {
         summary: "Every index term of one length, for one-typo matching.",
         schema: Schema.object(["length": Schema.integer(min: 1), "terms": Schema.array(Schema.nonEmptyString)]))
     static let store = OutputKind(
-        name: "search-store", pathTemplate: "search/store/{hash}.json",
-        summary: "A result-store shard: what a results list shows for a few consecutive documents.",
+        name: "search-store", pathTemplate: "search/store/{hash}-{slice}.json",
+        summary: "A result-store slice: what a results list shows for a few consecutive documents.",
         schema: Schema.object(["documents": Schema.array(Schema.object([
             "id": Schema.nonEmptyString, "name": Schema.string, "brand": Schema.string, "price": Schema.nullable(Schema.nonNegativeNumber),
             "rating": Schema.nullable(Schema.number(min: 0, max: 5)), "image": Schema.string, "path": Schema.relativePath,
         ]))]))
     static let storeDirectory = OutputKind(
         name: "search-store-directory", pathTemplate: "search/stores/{hash}.json",
-        summary: "A store directory: consecutive result-store shards (or store directories) as [documents, name] pairs.", schema: storeDirectorySchema)
+        summary: "A store directory: consecutive result-store groups (or store directories) as [documents, name] pairs.", schema: storeDirectorySchema)
     static let storeEntries = Schema.array(.obj([
         "type": "array", "prefixItems": [Schema.integer(min: 1), .obj(["type": "string", "pattern": "^[0-9a-f]{16}$"])],
         "minItems": 2, "maxItems": 2]))
@@ -158,15 +158,14 @@ struct RankedSearchOutput: CatalogOutput {
         let textKey = c.allSearchTextFingerprint.flatMap { text in c.fingerprint("ranked-terms", products: EmptyCollection()) { $0.add(text) } }
         var kept: [OutputFile] = []
         var out: RankedIndexBuilder.Output
-        // A result-store shard made from the same stored objects as one in the output is kept (found by its fingerprint).
+        // A result-store group made from the same stored objects as one in the output is kept (found by the fingerprint
+        // of its first slice; each slice's fingerprint is the group's and its number).
         let order = c.searchOrder
-        // (Its place is not in its text: a shard whose documents moved with a product added before them is kept.)
-        let storeKey = { (r: Range<Int>) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.count) } }
-        var storeKeys: [Int: Fingerprint] = [:]
+        // (Its place is not in its text: a group whose documents moved with a product added before them is kept.)
+        let sliceKey = { (r: Range<Int>, k: Int) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.count); $0.add(k) } }
         let keptStore = { (r: Range<Int>) -> String? in
-            guard let key = storeKey(r) else { return nil }
-            storeKeys[r.lowerBound] = key
-            return c.previous?.path(madeFrom: key, in: "search/store/")
+            guard let key = sliceKey(r, 0), let path = c.previous?.path(madeFrom: key, in: "search/store/"), path.hasSuffix("-0.json") else { return nil }
+            return String(path.dropFirst("search/store/".count).dropLast("-0.json".count))
         }
         if let textKey, let earlier = c.previous, let terms = Self.earlierTerms(earlier, textKey) {
             out = try builder.build(docs, folder: "search", threads: threads, terms: terms, keptStore: keptStore)
@@ -201,21 +200,24 @@ struct RankedSearchOutput: CatalogOutput {
             else if kind === Self.terms || kind === Self.vocabulary || kind === Self.termDirectory { files.append(file(path, text, textKey)) }
             else if kind !== Self.meta { files.append(file(path, text, nil)) }
         }
-        var keptShards = 0
-        for (path, r, wasKept) in out.store {
-            let key = storeKeys[r.lowerBound]
-            if !wasKept, let text = made[path] { files.append(file(path, text, key)); continue }
-            // Kept: made again only if the output no longer has it as it was; made, it must be the text its name says.
-            var f = OutputFile(path: path, kind: Self.store, weight: 1) { text in
-                let made = try builder.storeText(docs, r)
-                guard path == "search/store/\(RankedIndexBuilder.contentName(made)).json" else { throw RankedTermsChanged(path: path) }
-                text.raw(made)
+        var keptGroups = 0
+        let slice = builder.settings.storeSliceSize
+        for (name, r, wasKept) in out.store {
+            for k in 0..<((r.count + slice - 1) / slice) {
+                let path = "search/store/\(name)-\(k).json", key = sliceKey(r, k)
+                if !wasKept, let text = made[path] { files.append(file(path, text, key)); continue }
+                // Kept: made again only if the output no longer has it as it was; made, it must be the text its name says.
+                var f = OutputFile(path: path, kind: Self.store, weight: 1) { text in
+                    let (made, slices) = try builder.groupSlices(docs, r)
+                    guard made == name else { throw RankedTermsChanged(path: path) }
+                    text.raw(slices[k])
+                }
+                f.fingerprint = key
+                files.append(f)
             }
-            f.fingerprint = key
-            files.append(f)
-            keptShards += 1
+            if wasKept { keptGroups += 1 }
         }
-        if keptShards > 0 { c.previous?.note("search/store/: \(keptShards) of \(out.store.count) result-store shards kept from the build before") }
+        if keptGroups > 0 { c.previous?.note("search/store/: \(keptGroups) of \(out.store.count) result-store groups kept from the build before") }
         let meta = out.files.first { $0.path == out.metaPath }!
         return files + [file(meta.path, meta.text, nil)] + (try WebSearch.files(folder: "search", name: "search", title: "Search \(c.site.siteName)"))
     }

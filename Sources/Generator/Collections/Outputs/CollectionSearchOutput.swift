@@ -21,7 +21,7 @@ struct CollectionSearchOutput: CollectionOutput {
                        summary: "A term shard of the \(decl.title) search index.", schema: RankedSearchOutput.terms.schema),
             OutputKind(name: "\(base)-vocabulary", pathTemplate: "collections/\(decl.name)/search/vocab/{length}-{hash}.json",
                        summary: "Terms of one length in the \(decl.title) search index (typo matching).", schema: RankedSearchOutput.vocabulary.schema),
-            OutputKind(name: "\(base)-store", pathTemplate: "collections/\(decl.name)/search/store/{hash}.json",
+            OutputKind(name: "\(base)-store", pathTemplate: "collections/\(decl.name)/search/store/{hash}-{slice}.json",
                        summary: "A result-store shard of the \(decl.title) search index.",
                        schema: Schema.object(["documents": Schema.array(.object(stored))])),
             OutputKind(name: "\(base)-store-directory", pathTemplate: "collections/\(decl.name)/search/stores/{hash}.json",
