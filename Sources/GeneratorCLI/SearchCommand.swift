@@ -27,12 +27,14 @@ struct SearchCommand: ParsableCommand {
     @Flag(help: "Count the results per facet value (downloads the facet files).") var facets = false
     @Flag(help: "Print one JSON object: results, total, partial, facets and every file downloaded.") var json = false
     @Flag(help: "The query is complete: its last word is not also a prefix.") var complete = false
+    @Option(help: "Search a declared collection's index (collections/NAME/search/) instead of the catalog's.") var collection: String?
 
     func validate() throws {
         for f in filters where !f.contains("=") || f.hasPrefix("=") {
             throw ValidationError("--filter \(f): write FIELD=VALUE, e.g. brand=DEWALT or price=50..200")
         }
         if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        if let c = collection, c.isEmpty || c.contains("/") || c.hasPrefix(".") { throw ValidationError("--collection \(c): a collection's name, e.g. listings") }
     }
 
     func run() throws {
@@ -43,13 +45,13 @@ struct SearchCommand: ParsableCommand {
         }
         let request = Query.Request(query, filters: grouped, sort: sort, limit: max(1, limit), offset: offset, facets: facets, complete: complete)
         let outcome: TreeSearch.Outcome
-        do { outcome = try TreeSearch.run(dist: OutputGuard.fileURL(dist), request: request, index: index) } catch {
+        do { outcome = try TreeSearch.run(dist: OutputGuard.fileURL(dist), request: request, index: index, collection: collection) } catch {
             // E.g. an index file that is a symlink or FIFO (never opened) or a shard path that leaves the tree.
             FileHandle.standardError.write(Data("error: \(TreeReader.terminalSafe("\(error)"))\n".utf8))
             throw ExitCode(2)
         }
         if json { try printJSON(outcome, request); return }
-        print("\(outcome.total) result(s) for \"\(query)\" in the \(index.rawValue) index\(outcome.partial ? " (none has every word: these have the most)" : "")")
+        print("\(outcome.total) result(s) for \"\(query)\" in the \(collection.map { "\($0) collection's" } ?? index.rawValue) index\(outcome.partial ? " (none has every word: these have the most)" : "")")
         for (i, h) in outcome.hits.enumerated() {
             let score = h.score.map { String(format: "  [%.1f]", $0) } ?? ""
             // Names and ids come from the tree: control characters escaped.

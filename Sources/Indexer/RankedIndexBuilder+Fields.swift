@@ -36,10 +36,11 @@ extension RankedIndexBuilder {
         switch (v, facet) {
         case (nil, _): return []
         case (.text(let s)?, .value): return [s]
+        case (.texts(let list)?, .value): return Array(Set(list)).sorted(by: byteOrder)
         case (.number(let x)?, .value): return [SearchFields.numberText(x)]
         case (.number(let x)?, .ranges(let edges)): return [SearchFields.rangeValue(x, edges)]
         case (.number(let x)?, .atLeast(let ts)): return ts.filter { x >= $0 }.map(SearchFields.numberText)
-        case (.text, _): return []
+        case (.text, _), (.texts, _): return []
         }
     }
 

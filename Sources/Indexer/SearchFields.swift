@@ -32,6 +32,8 @@ public struct SearchField: Sendable, Equatable {
 public enum SearchValue: Sendable, Equatable {
     case text(String)
     case number(Double)
+    /// Several values of a `value` facet (a list field: each counts, each admits).
+    case texts([String])
 }
 
 /// An order results can be given, over a sortable field (ties: relevance, then document order).

@@ -38,11 +38,13 @@ extension CollectionDeclaration {
         let search = try parseSearch(o.raw("search"), fields: fields, file: file)
         let facets = try o.stringArray("facets", default: [])
         try checkFacets(facets, fields: fields, file: file)
+        let ranges = try parseRanges(o.raw("ranges"), fields: fields, file: file)
         let typeNames = try parseTypeNames(o.raw("types"), file: file)
         try o.finish()
         var declaration = CollectionDeclaration(name: name, file: file, title: title, sources: sources, idField: idField, fields: fields,
                                                 keyStyle: keyStyle, list: list, sort: sort, search: search, facets: facets)
         declaration.typeNames = typeNames
+        declaration.ranges = ranges
         return declaration
     }
 
@@ -127,6 +129,24 @@ extension CollectionDeclaration {
             guard [.enumeration, .boolean, .string, .stringArray].contains(d.type) else {
                 throw BuildError(file: file, field: "facets", "\(Excerpt.quote(f)) is \(d.type.rawValue); facets count values of enum, boolean, string or array fields")
             }
+        }
+    }
+
+    /// `ranges`: `{field: [edge, …]}`, numeric fields whose search results can be filtered and counted by range, each
+    /// with ascending edges (`[250000, 500000]` gives `..250000`, `250000..500000`, `500000..`).
+    static func parseRanges(_ json: JSON?, fields: [Field], file: String) throws -> [(field: String, edges: [Double])] {
+        guard let json else { return [] }
+        guard case .object(let o) = json else { throw BuildError(file: file, field: "ranges", "expected an object {field: [edge, …]}") }
+        return try o.members.map { m in
+            guard let d = fields.first(where: { $0.key == m.key }) else { throw BuildError(file: file, field: "ranges.\(m.key)", "is not a declared field") }
+            guard [.integer, .decimal, .number].contains(d.type) else {
+                throw BuildError(file: file, field: "ranges.\(m.key)", "is \(d.type.rawValue); ranges need an integer, decimal or number field")
+            }
+            let edges = (m.value.arrayValue ?? []).compactMap(\.doubleValue)
+            guard !edges.isEmpty, edges.count == m.value.arrayValue?.count, zip(edges, edges.dropFirst()).allSatisfy({ $0 < $1 }) else {
+                throw BuildError(file: file, field: "ranges.\(m.key)", "expected a list of ascending numbers (the edges between ranges)")
+            }
+            return (m.key, edges)
         }
     }
 

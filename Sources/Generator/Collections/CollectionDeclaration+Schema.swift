@@ -39,6 +39,7 @@ extension CollectionDeclaration {
             "sort": Schema.optional(Schema.array(Schema.object(["field": Schema.nonEmptyString, "order": Schema.optional(Schema.enumeration(["asc", "desc"]))]))),
             "search": Schema.optional(Schema.map(.obj(["type": "number", "exclusiveMinimum": 0]))),
             "facets": Schema.optional(Schema.array(Schema.nonEmptyString)),
+            "ranges": Schema.optional(Schema.map(Schema.array(Schema.number, minItems: 1))),
             "types": Schema.optional(Schema.object(["item": Schema.optional(Schema.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
                                           "page": Schema.optional(Schema.string(pattern: "^[A-Z][A-Za-z0-9]*$")),
                                           "index": Schema.optional(Schema.string(pattern: "^[A-Z][A-Za-z0-9]*$"))])),

@@ -53,6 +53,8 @@ public struct CollectionDeclaration: Sendable {
     /// Searchable fields with their BM25 weight.
     public var search: [(field: String, weight: Double)]
     public var facets: [String]
+    /// Numeric fields whose search results are filtered and counted by range, with the edges between ranges.
+    public var ranges: [(field: String, edges: [Double])] = []
     /// Type names in `types/index.d.ts` for the collection's `item`, `page` and `index` kinds (the app's models,
     /// e.g. `Property`, `PropertyListData`); unnamed ones are named from the kind.
     public var typeNames: [String: String] = [:]

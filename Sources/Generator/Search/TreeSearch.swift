@@ -27,10 +27,11 @@ public enum TreeSearch {
     }
 
     /// The same with filters, a sort, an offset and facet counts (the ranked index; the seed indexes have none of them).
-    public static func run(dist: URL, request: Query.Request, index: IndexKind) throws -> Outcome {
+    /// `collection`: search that collection's ranked index (`collections/{name}/search/`) instead of the catalog's.
+    public static func run(dist: URL, request: Query.Request, index: IndexKind, collection: String? = nil) throws -> Outcome {
         let query = request.text, limit = request.limit
-        if index != .ranked && (!request.filters.isEmpty || request.sort != "relevance" || request.facets || request.offset > 0) {
-            throw BuildError(file: dist.path, "filters, sorts, facets and offsets need the ranked index (--index ranked)")
+        if index != .ranked && (!request.filters.isEmpty || request.sort != "relevance" || request.facets || request.offset > 0 || collection != nil) {
+            throw BuildError(file: dist.path, "filters, sorts, facets, offsets and collections need the ranked index (--index ranked)")
         }
         var files: [(String, Int, Int)] = []
         let tree: TreeReader
@@ -57,11 +58,13 @@ public enum TreeSearch {
             }
             return Outcome(hits: Array(hits), total: products.count, files: files)
         case .ranked:
-            let q = try Query(metaPath: "search/meta.json", load: load)
+            let q = try Query(metaPath: collection.map { "collections/\($0)/search/meta.json" } ?? "search/meta.json", load: load)
             let response: Query.Response
             do { response = try q.search(request) } catch let e as Query.RequestError { throw BuildError(file: dist.path, e.description) }
             let hits = response.results.map { r in
-                Hit(id: r.stored["id"]?.stringValue ?? "", name: r.stored["name"]?.stringValue ?? "", brand: r.stored["brand"]?.stringValue ?? "",
+                // A collection's item has its own fields: shown as its compact JSON.
+                Hit(id: r.stored["id"]?.stringValue ?? r.stored["path"]?.stringValue ?? "",
+                    name: r.stored["name"]?.stringValue ?? String(r.stored.compactText.prefix(100)), brand: r.stored["brand"]?.stringValue ?? "",
                     price: r.stored["price"]?.numberValue?.description ?? "-", score: r.score)
             }
             return Outcome(hits: hits, total: response.total, partial: response.partial, facets: response.facets,
