@@ -17,7 +17,7 @@
 // sort the index declares, ties by relevance, then by document order.
 // It downloads only what a request needs: meta.json once, the term shards of its words (more for a prefix) and the
 // term directories above them, the vocabulary files of a typo, the facet shards of its filters (all of them for facet
-// counts), the sort chunks up to the end of the page, and the result-store shards of the page and the store
+// counts), the sort chunks up to the end of the page, and the result-store slices of the page and the store
 // directories above them. Every file but meta.json is named by a hash of its content, so it is cached for good, in
 // memory and by the browser.
 
@@ -628,10 +628,13 @@ async function order(m, matched, sort, upTo) {
 
 /**
  * The stored object of one document: down the store tree (meta.json holds its top level), each level's entries
- * `[documents, name]` counted from where their directory starts, to its shard. (Paths from this folder: the store's
- * files are named, not listed by path.)
+ * `[documents, name]` counted from where their directory starts, to its group, then the group's slice of `slice`
+ * documents that holds it (`store/{group}-{k}.json`). (Paths from this folder: the store's files are named by the
+ * tree, not listed by path.)
  */
 async function stored(m, doc) {
+  const slice = m.store.slice;
+  if (!(Number.isInteger(slice) && slice > 0)) return undefined;
   let entries = m.store.entries, levels = m.store.levels, start = 0;
   for (;;) {
     let found = null;
@@ -640,7 +643,7 @@ async function stored(m, doc) {
       start += n;
     }
     if (found === null) return undefined;
-    if (levels === 0) return (await file(`store/${found}.json`)).documents[doc - start];
+    if (levels === 0) return (await file(`store/${found}-${Math.floor((doc - start) / slice)}.json`)).documents[(doc - start) % slice];
     entries = (await file(`stores/${found}.json`)).entries;
     levels -= 1;
   }
