@@ -6,7 +6,7 @@ import Schemas
 final class RankedIndexTests: XCTestCase {
     func doc(_ id: String, _ name: String, _ brand: String, _ description: String = "") -> RankedDocument {
         RankedDocument(id: id, fields: [("name", 3, name), ("brand", 2, brand), ("description", 1, description)],
-                       stored: .obj(["id": .string(id), "name": .string(name)]), group: brand.lowercased())
+                       stored: .obj(["id": .string(id), "name": .string(name)]))
     }
 
     lazy var docs = [
@@ -63,7 +63,8 @@ final class RankedIndexTests: XCTestCase {
     func testBytesAreStableAndShardSizesChangeNoResult() throws {
         var s = RankedIndexBuilder.Settings()
         s.termShardBytes = 40          // many small shards
-        s.storeShardSize = 2
+        s.storeGroupSize = 2
+        s.storeSliceSize = 1
         let a = try files(s), b = try files(s)
         XCTAssertEqual(a, b)
         XCTAssertGreaterThan(a.keys.filter { $0.hasPrefix("search/terms/") }.count, 3)
@@ -89,12 +90,72 @@ final class RankedIndexTests: XCTestCase {
         }
     }
 
-    func testStoreShardsKeepAGroupTogether() throws {
+    /// Result-store groups end where a document's id says (its hash a multiple of `storeGroupSize`, or at twice that),
+    /// each in slices named by the group's hash, and the store directories above them end where an entry says: a
+    /// product added in the middle changes its own group's slices, and at each level of directories the one above it
+    /// (and a neighbour, when the changed entry now ends a directory or no longer does); every other slice and
+    /// directory keeps its name (a client's cached copies stay good). No file says where its documents start, so those
+    /// after the product move without renaming anything.
+    func testAProductAddedInTheMiddleChangesOnlyItsOwnStoreGroupAndDirectories() throws {
         var s = RankedIndexBuilder.Settings()
-        s.storeShardSize = 3
-        let f = try files(s)
-        let meta = try JSONReader.parse(f["search/meta.json"]!)
-        // Groups: acme (2), boltz (2), greenly (1): acme fits, boltz would not fit after it, so it starts a shard.
-        XCTAssertEqual(meta["store"]?["shards"]?.arrayValue?.compactMap { $0["first"]?.intValue }, [0, 2])
+        s.storeGroupSize = 4
+        s.storeSliceSize = 2
+        s.storeDirectoryShards = 4
+        let many = (0..<400).map { doc("p\($0)", "Product \($0)", "Brand \($0 / 10)") }
+        func build(_ docs: [RankedDocument]) throws -> (groups: [String], slices: Set<String>, directories: Set<String>, files: [String: [UInt8]], meta: JSON) {
+            let out = try RankedIndexBuilder(settings: s).build(docs, folder: "search")
+            var files: [String: [UInt8]] = [:]
+            for (p, text) in out.files { files[p] = text }
+            XCTAssertEqual(Set(out.store.map(\.name)).count, out.store.count, "no two groups alike")
+            // Each group's slices: its documents two at a time, named by the group and their number.
+            for g in out.store {
+                for k in 0..<((g.documents.count + 1) / 2) {
+                    let slice = try JSONReader.parse(XCTUnwrap(files["search/store/\(g.name)-\(k).json"], "\(g.name)-\(k)"))
+                    let ids = slice["documents"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+                    XCTAssertEqual(ids, g.documents.dropFirst(2 * k).prefix(2).map { docs[$0].id })
+                }
+            }
+            return (out.store.map(\.name), Set(files.keys.filter { $0.hasPrefix("search/store/") }),
+                    Set(files.keys.filter { $0.hasPrefix("search/stores/") }), files, try JSONReader.parse(XCTUnwrap(files[out.metaPath])))
+        }
+        let before = try build(many)
+        XCTAssertGreaterThan(before.groups.count, 60)
+        XCTAssertEqual(before.meta["store"]?["slice"]?.intValue, 2)
+        let levels = try XCTUnwrap(before.meta["store"]?["levels"]?.intValue)
+        XCTAssertGreaterThanOrEqual(levels, 2, "a tree of directories of directories")
+        var added = many
+        added.insert(doc("new", "Product New", "Brand 20"), at: 200)
+        let after = try build(added)
+        XCTAssertEqual(after.meta["store"]?["levels"]?.intValue, levels)
+        let newGroups = Set(after.groups).subtracting(before.groups)
+        XCTAssertEqual(newGroups.count, 1, "the added product's group is new")
+        XCTAssertEqual(Set(before.groups).subtracting(after.groups).count, 1, "and the group it was added to is gone")
+        XCTAssertEqual(after.groups.count, before.groups.count)
+        let newGroup = try XCTUnwrap(newGroups.first)
+        XCTAssertEqual(after.slices.subtracting(before.slices), after.slices.filter { $0.hasPrefix("search/store/\(newGroup)-") },
+                       "only the new group's slices are new")
+        // The slice and directories a client walks through to the new product are new; beside them at most one
+        // directory a level is renamed, and all the others keep their names.
+        let q = try query(after.files)
+        let hit = try XCTUnwrap(q.search("new", limit: 1, complete: true).results.first)
+        XCTAssertEqual(hit.document, 200)
+        XCTAssertEqual(hit.stored["id"]?.stringValue, "new")
+        let fetched = Set(q.fetched.map(\.path))
+        let path = fetched.filter { $0.hasPrefix("search/stores/") }
+        XCTAssertEqual(path.count, levels, "one directory a level")
+        XCTAssertEqual(fetched.filter { $0.hasPrefix("search/store/") }.count, 1, "one slice")
+        XCTAssertTrue(fetched.contains { $0.hasPrefix("search/store/\(newGroup)-") }, "\(fetched)")
+        let newDirectories = after.directories.subtracting(before.directories)
+        XCTAssertTrue(newDirectories.isSuperset(of: path), "\(path) \(newDirectories)")
+        XCTAssertLessThanOrEqual(newDirectories.count, 2 * levels)
+        XCTAssertLessThanOrEqual(before.directories.subtracting(after.directories).count, 2 * levels)
+        XCTAssertGreaterThan(before.directories.intersection(after.directories).count, 20)
+        // Every document is still found where it is, down the tree, before and after.
+        let old = try query(before.files)
+        for k in [0, 1, 150, 199, 200, 250, 399] {
+            XCTAssertEqual(try old.stored(k)?["id"]?.stringValue, "p\(k)")
+            XCTAssertEqual(try q.stored(k < 200 ? k : k + 1)?["id"]?.stringValue, "p\(k)")
+        }
+        XCTAssertNil(try q.stored(401))
     }
 }
