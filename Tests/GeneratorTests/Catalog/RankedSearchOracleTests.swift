@@ -6,8 +6,8 @@ import Schemas
 
 /// The catalog's ranked index (`search/`), built from a small catalog, against an oracle written here from the Search
 /// article (Indexer.docc): BM25F with k1 1.2, b 0.75, field weights name 3, brand 2, category 1.5, description 1, scores × 100
-/// rounded. Words are lowercase-able plain words without plurals or stop words, so analysis is lowercasing and
-/// splitting on spaces.
+/// moved to the nearest step of the grid 1.06^k and rounded (format 3). Words are lowercase-able plain words without
+/// plurals or stop words, so analysis is lowercasing and splitting on spaces.
 final class RankedSearchOracleTests: XCTestCase {
     static let k1 = 1.2, b = 0.75
     static let weights = (name: 3.0, brand: 2.0, category: 1.5, description: 1.0)
@@ -54,7 +54,7 @@ final class RankedSearchOracleTests: XCTestCase {
                 let d = Double(df[word]!)
                 let idf = Foundation.log(1 + (n - d + 0.5) / (d + 0.5))
                 let score = idf * f * (k1 + 1) / (f + k1 * (1 - b + b * dl[id]! / avgdl))
-                out[word, default: [:]][id] = max(1, Int((score * 100).rounded()))
+                out[word, default: [:]][id] = RankedIndexReading.quantised(score)
             }
         }
         return out
@@ -62,21 +62,12 @@ final class RankedSearchOracleTests: XCTestCase {
 
     func testStoredScoresMatchTheOracle() throws {
         let meta = try json("search/meta.json")
-        // Position → product id, from the result store.
-        var ids: [Int: String] = [:]
-        for shard in meta["store"]?["shards"]?.arrayValue ?? [] {
-            let s = try json(XCTUnwrap(shard["path"]?.stringValue))
-            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { ids[shard["first"]!.intValue! + i] = d["id"]?.stringValue }
-        }
-        XCTAssertEqual(Set(ids.values), Set(Self.products.map(\.0)))
-        var stored: [String: [String: Int]] = [:]
-        for shard in meta["termShards"]?.arrayValue ?? [] {
-            let s = try json(XCTUnwrap(shard["path"]?.stringValue))
-            for (i, term) in (s["terms"]?.arrayValue ?? []).enumerated() {
-                let flat = s["postings"]?[i]?.arrayValue?.compactMap(\.intValue) ?? []
-                var doc = 0
-                for k in stride(from: 0, to: flat.count - 1, by: 2) { doc += flat[k]; stored[term.stringValue!, default: [:]][ids[doc]!] = flat[k + 1] }
-            }
+        // Position → product id, from the result store (down its directory tree).
+        let ids = try RankedIndexReading.storedDocuments(meta, folder: "search", file: json).map { $0["id"]?.stringValue }
+        XCTAssertEqual(ids.count, Self.products.count)
+        XCTAssertEqual(Set(ids.compactMap { $0 }), Set(Self.products.map(\.0)))
+        let stored = try RankedIndexReading.postings(meta, file: json).mapValues { list in
+            Dictionary(uniqueKeysWithValues: list.map { (ids[$0.key]!, $0.value) })
         }
         let expected = Self.oracle()
         XCTAssertEqual(Set(stored.keys), Set(expected.keys))
