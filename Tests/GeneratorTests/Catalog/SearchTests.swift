@@ -29,9 +29,14 @@ final class SearchTests: XCTestCase {
         let typo = try ranked("drils")
         XCTAssertEqual(typo.count, 10)
         for h in typo { XCTAssertTrue(h.name.lowercased().contains("drill"), h.name) }
+        // "dewa": the products of DEWALT, or with DeWalt in their name ("Pressure Washer with DeWalt 210 Engine": its
+        // score is on the grid step of DEWALT's own products, and it comes before some of them in the search order),
+        // in the order of "dewalt" itself.
         let prefix = try ranked("dewa")
         XCTAssertEqual(prefix.count, 10)
-        for h in prefix { XCTAssertEqual(h.brand, "DEWALT", h.name) }
+        for h in prefix { XCTAssertTrue(h.brand == "DEWALT" || h.name.lowercased().contains("dewalt"), "\(h.name) — \(h.brand)") }
+        XCTAssertGreaterThanOrEqual(prefix.filter { $0.brand == "DEWALT" }.count, 8)
+        XCTAssertEqual(prefix.map(\.id), try ranked("dewalt").map(\.id))
         // "dewa dri" while typing: DEWALT drills.
         for h in try ranked("dewalt dri") { XCTAssertEqual(h.brand, "DEWALT", h.name) }
     }
@@ -61,22 +66,22 @@ final class SearchTests: XCTestCase {
         let products = full["products"]?.arrayValue ?? []
         XCTAssertEqual(products.count, 4603 - 25)
         let q = try Query(metaPath: "search/meta.json") { [tree = Self.tree] p in [UInt8](try Data(contentsOf: tree.appendingPathComponent(p))) }
-        // Position of each product in the ranked index, from the result store.
+        // Position of each product in the ranked index, from the result store (down its directory tree).
         let meta = try JSONReader.parse(Data(contentsOf: Self.tree.appendingPathComponent("search/meta.json")))
-        var position: [String: Int] = [:]
-        for shard in meta["store"]?["shards"]?.arrayValue ?? [] {
-            let s = try JSONReader.parse(Data(contentsOf: Self.tree.appendingPathComponent(shard["path"]!.stringValue!)))
-            for (i, d) in (s["documents"]?.arrayValue ?? []).enumerated() { position[d["id"]!.stringValue!] = shard["first"]!.intValue! + i }
+        let stored = try RankedIndexReading.storedDocuments(meta, folder: "search") { [tree = Self.tree] p in
+            try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent(p)))
         }
+        var position: [String: Int] = [:]
+        for (i, d) in stored.enumerated() { position[d["id"]!.stringValue!] = i }
         XCTAssertEqual(position.count, products.count)
         let fullClient = SeedIndex.Client(full), compactClient = SeedIndex.Client(compact)
         // Two workers, each with its own ranked client (a client caches the shards it read).
         let clients = [q, try Query(metaPath: "search/meta.json") { [tree = Self.tree] p in [UInt8](try Data(contentsOf: tree.appendingPathComponent(p))) }]
         let found = TestSupport.concurrently(products.count, workers: clients.count) { i in
             let id = products[i]["id"]!.stringValue!, name = products[i]["name"]!.stringValue!
-            // Ranked: the product is among the results for its own name (all of them, not just a page: the matches
+            // Ranked: the product is among the results for its own name (all of them, not just a page: every match
             // `rank` sorts). Item i runs on worker i % 2, so each worker keeps to its own client.
-            return try clients[i % clients.count].matches(name, complete: true).contains { $0.doc == position[id] }
+            return try clients[i % clients.count].rank(name, complete: true).contains { $0.doc == position[id] }
         }
         var missing: [String: [String]] = [:]
         for (i, p) in products.enumerated() {
