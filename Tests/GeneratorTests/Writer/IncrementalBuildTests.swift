@@ -86,6 +86,10 @@ final class IncrementalBuildTests: XCTestCase {
             let id = c.products[i]["itemId"]!
             c.products.remove(at: i)
             return "removed \(id)"
+        case "appVersion":
+            // (A setting only: no product, and so no content-named file of the search index, changes.)
+            c.site["appVersion"] = "2.1.\(serial)"; c.site["minimumAppVersion"] = "2.0.0"
+            return "appVersion 2.1.\(serial)"
         case "category renamed":
             // A category some products are in (renaming one no product is in would change no product page).
             let used = Set(c.products.compactMap { $0["category"] as? String })
@@ -207,9 +211,10 @@ final class IncrementalBuildTests: XCTestCase {
     }
 
     /// Sorted orders are kept in the build cache (`KeptOrder`: the search order, the products' id and popularity orders,
-    /// the files' order by path) and each is taken again only while it is still the sorted order: after a price change
-    /// it is; after an added product it is not; nor is an order made wrong in a cache that is otherwise whole (two
-    /// neighbours swapped, one item twice, one index too many). Each tree is the full build's.
+    /// the files' order by path) and each is taken again only while it is still the sorted order: after a change of a
+    /// setting it is; after a price change the products' orders are; after an added product none is; nor is an order
+    /// made wrong in a cache that is otherwise whole (two neighbours swapped, one item twice, one index too many). Each
+    /// tree is the full build's.
     func testKeptOrdersAreTakenOnlyWhileTheyAreStillTheOrder() throws {
         let orders = [(CatalogContext.searchOrderName, "search order: taken from the build cache"),
                       (CatalogDomain.idOrderName, "product id order: taken from the build cache"),
@@ -230,16 +235,23 @@ final class IncrementalBuildTests: XCTestCase {
                 try Data(cache.encode()).write(to: cacheFile)
             }
             let (a, _) = try incrementalAndFull(input, inc, full, day: day)
-            XCTAssertGreaterThan(a.reused, 200, line: line)
+            // (A release of a setting reuses no file; the orders are taken from the cache all the same.)
+            if kind != "appVersion" { XCTAssertGreaterThan(a.reused, 200, line: line) }
             XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full), "day \(day): incremental and full trees differ", line: line)
             return orders.map { _, taken in a.notes.contains { $0.hasPrefix(taken) } }
         }
-        func check(_ took: [Bool], _ expected: Bool, line: UInt = #line) {
-            for ((name, _), t) in zip(orders, took) { XCTAssertEqual(t, expected, name, line: line) }
+        func check(_ took: [Bool], _ expected: Bool, checkingPathOrder: Bool = true, line: UInt = #line) {
+            for ((name, _), t) in zip(orders, took) where checkingPathOrder || name != Build.pathOrderName {
+                XCTAssertEqual(t, expected, name, line: line)
+            }
         }
         // (The first release's tree lacks a file every later one has: the files' order is taken from the second.)
         _ = try release(1, "price")
-        check(try release(2, "price"), true)
+        // A price renames the small content-named files that hold it (its result-store group's slices and the store
+        // directories above it, the price sort chunk and order file), which then sort elsewhere by path: whether the
+        // files' order is still the order depends on those names, so it is checked on the releases of a setting alone.
+        check(try release(2, "price"), true, checkingPathOrder: false)
+        check(try release(3, "appVersion"), true)
         // The cache holds one index per item, each once; read and written again, it is the same file.
         for (name, _) in orders {
             let order = try XCTUnwrap(try BuildCache.readFile(cacheFile).get().keptOrders[name], name)
@@ -247,12 +259,15 @@ final class IncrementalBuildTests: XCTestCase {
             XCTAssertGreaterThan(order.count, 250, name)
         }
         XCTAssertEqual(Data(try BuildCache.readFile(cacheFile).get().encode()), try Data(contentsOf: cacheFile))
-        check(try release(3, "product added"), false)
-        check(try release(4, "price"), true)
-        check(try release(5, "price") { o in var o = o; o.swapAt(10, 11); return o }, false)
-        check(try release(6, "price") { o in var o = o; o[1] = o[0]; return o }, false)
-        check(try release(7, "price") { o in o + [o[0]] }, false)
-        check(try release(8, "price"), true)
+        check(try release(4, "product added"), false)
+        check(try release(5, "price"), true, checkingPathOrder: false)
+        check(try release(6, "appVersion"), true)
+        // (A setting changed, so that each order is refused for the poison alone.)
+        check(try release(7, "appVersion") { o in var o = o; o.swapAt(10, 11); return o }, false)
+        check(try release(8, "appVersion") { o in var o = o; o[1] = o[0]; return o }, false)
+        check(try release(9, "appVersion") { o in o + [o[0]] }, false)
+        check(try release(10, "appVersion"), true)
+        check(try release(11, "price"), true, checkingPathOrder: false)
     }
 
     /// Only prices change (1 % of the products), twice: the seed search indexes are spliced — every other entry and
@@ -284,94 +299,108 @@ final class IncrementalBuildTests: XCTestCase {
         XCTAssertFalse(try build(input, inc, day: 3).notes.contains { $0.contains(termsKept) })
     }
 
-    /// One price changed: the ranked index's result-store shards of the other products are kept by their fingerprint
-    /// (not made, checked or hashed again), its own shard is made; a kept shard the output no longer has is made again.
-    /// Each tree is the full build's.
-    func testOnePriceKeepsEveryOtherResultStoreShard() throws {
+    /// The result-store groups of a tree (`RankedIndexReading.storeGroups`).
+    static func storeGroups(_ tree: URL) throws -> [RankedIndexReading.StoreGroup] {
+        let meta = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent("search/meta.json")))
+        return try RankedIndexReading.storeGroups(meta, folder: "search") { p in try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent(p))) }
+    }
+
+    /// Whether one of a group's slices holds the product `id`.
+    static func group(_ g: RankedIndexReading.StoreGroup, in tree: URL, holds id: String) throws -> Bool {
+        try g.slices.contains { try String(contentsOf: tree.appendingPathComponent($0), encoding: .utf8).contains("\"id\":\"\(id)\"") }
+    }
+
+    /// One price changed: the ranked index's result-store groups of the other products are kept by their fingerprint
+    /// (their slices not made, checked or hashed again), its own group's slices are made; a kept slice the output no
+    /// longer has is made again. Each tree is the full build's.
+    func testOnePriceKeepsEveryOtherResultStoreGroup() throws {
         var (catalog, input, inc, full) = try firstRelease("store", count: 1500)
         var r = Random(state: 5)
-        let shards = try FileManager.default.contentsOfDirectory(atPath: inc.appendingPathComponent("search/store").path).count
-        XCTAssertGreaterThan(shards, 4)
+        let groups = try Self.storeGroups(inc).count
+        XCTAssertGreaterThan(groups, 4)
         for day in 1...2 {
             let did = Self.change("price", &catalog, &r, serial: day)
             try catalog.write(to: input)
-            // The second time, a shard the new release keeps (not the changed product's) is missing from the output.
-            let store = inc.appendingPathComponent("search/store")
+            // The second time, a slice the new release keeps (of a group without the changed product) is missing from
+            // the output.
             var removed: String?
             if day == 2 {
                 let id = did.replacingOccurrences(of: "price of ", with: "")
-                removed = try FileManager.default.contentsOfDirectory(atPath: store.path).sorted().first {
-                    !(try String(contentsOf: store.appendingPathComponent($0), encoding: .utf8)).contains("\"id\":\"\(id)\"")
-                }
-                try FileManager.default.removeItem(at: store.appendingPathComponent(removed!))
+                let other = try XCTUnwrap(Self.storeGroups(inc).first { try !Self.group($0, in: inc, holds: id) && $0.slices.count > 1 })
+                removed = other.slices[1]
+                try FileManager.default.removeItem(at: inc.appendingPathComponent(removed!))
             }
             let (a, b) = try incrementalAndFull(input, inc, full, day: day)
-            XCTAssertTrue(a.notes.contains("search/store/: \(shards - 1) of \(shards) result-store shards kept from the build before"),
+            XCTAssertTrue(a.notes.contains("search/store/: \(groups - 1) of \(groups) result-store groups kept from the build before"),
                           "release \(day + 1) (\(did)): \(a.notes)")
-            XCTAssertFalse(b.notes.contains { $0.contains("result-store shards kept") })
+            XCTAssertFalse(b.notes.contains { $0.contains("result-store groups kept") })
             XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full), "release \(day + 1) (\(did))")
-            if let removed { XCTAssertTrue(FileManager.default.fileExists(atPath: store.appendingPathComponent(removed).path), "\(removed) not made again") }
+            if let removed { XCTAssertTrue(FileManager.default.fileExists(atPath: inc.appendingPathComponent(removed).path), "\(removed) not made again") }
         }
     }
 
-    /// A product added early in the search order: the result-store shards after the few around it keep their names
-    /// (they do not say where they start: meta.json does), so a release re-makes and apps download only those; each
-    /// shard's documents are where meta.json says, and the tree is the full build's.
-    func testAProductAddedKeepsTheResultStoreShardsAfterIt() throws {
+    /// A product added early in the search order: the result-store groups but its own keep their names (they do not
+    /// say where they start: the sizes in the store tree do), so a release re-makes and apps download only that one's
+    /// slices and the directories above it; each group's documents are where the store tree says, and the tree is the
+    /// full build's.
+    func testAProductAddedKeepsTheResultStoreGroupsAfterIt() throws {
         var (catalog, input, inc, full) = try firstRelease("store-added", count: 1500)
-        func shards(_ tree: URL) throws -> [(first: Int, path: String)] {
-            let meta = try JSONReader.parse(Data(contentsOf: tree.appendingPathComponent("search/meta.json")))
-            return try XCTUnwrap(meta["store"]?["shards"]?.arrayValue).map { ($0["first"]!.intValue!, $0["path"]!.stringValue!) }
-        }
-        let before = try shards(inc)
+        let before = try Self.storeGroups(inc)
         XCTAssertGreaterThan(before.count, 5)
-        // A copy of a product of the first shard (same brand and category: its neighbours in the search order).
-        let firstShard = try JSONReader.parse(Data(contentsOf: inc.appendingPathComponent(before[0].path)))
-        let neighbour = try XCTUnwrap(firstShard["documents"]?[0]?["id"]?.stringValue)
+        // A copy of a product of the first group (same brand and category: its neighbours in the search order).
+        let firstSlice = try JSONReader.parse(Data(contentsOf: inc.appendingPathComponent(before[0].slices[0])))
+        let neighbour = try XCTUnwrap(firstSlice["documents"]?[0]?["id"]?.stringValue)
         var added = try XCTUnwrap(catalog.products.first { "\($0["itemId"]!)" == neighbour })
         added["itemId"] = "added-early"
         catalog.products.insert(added, at: 700)
         try catalog.write(to: input)
         let (a, _) = try incrementalAndFull(input, inc, full, day: 1)
         XCTAssertEqual(TestSupport.snapshot(inc), TestSupport.snapshot(full))
-        let after = try shards(inc)
-        // Every shard after the last one that changed is the same file as before, at a place one later.
-        let old = Dictionary(uniqueKeysWithValues: before.map { ($0.path, $0.first) })
-        let kept = after.filter { old[$0.path] != nil }
-        XCTAssertGreaterThanOrEqual(kept.count, after.count - 3, "\(after.count - kept.count) of \(after.count) shards made again")
-        for s in kept { XCTAssertEqual(s.first, old[s.path]! + 1, s.path) }
-        XCTAssertTrue(a.notes.contains("search/store/: \(kept.count) of \(after.count) result-store shards kept from the build before"), "\(a.notes)")
-        // Each document is where meta.json says: the added one among them.
+        let after = try Self.storeGroups(inc)
+        // Each document is where the store tree says: the added one among them.
         var found: [Int: String] = [:]
-        for s in after {
-            let text = try JSONReader.parse(Data(contentsOf: inc.appendingPathComponent(s.path)))
-            XCTAssertNil(text["first"], "a shard does not say where it starts")
-            for (i, d) in (text["documents"]?.arrayValue ?? []).enumerated() { found[s.first + i] = d["id"]?.stringValue }
+        for g in after {
+            for (k, path) in g.slices.enumerated() {
+                let text = try JSONReader.parse(Data(contentsOf: inc.appendingPathComponent(path)))
+                XCTAssertNil(text["first"], "a slice does not say where it starts")
+                for (i, d) in (text["documents"]?.arrayValue ?? []).enumerated() { found[g.first + k * g.slice + i] = d["id"]?.stringValue }
+            }
         }
         let documents = try XCTUnwrap(JSONReader.parse(Data(contentsOf: inc.appendingPathComponent("search/meta.json")))["documents"]?.intValue)
         XCTAssertEqual(Set(found.keys), Set(0..<documents), "every document once, numbered from 0")
-        XCTAssertTrue(found.values.contains("added-early"))
+        let position = try XCTUnwrap(found.first { $0.value == "added-early" }?.key)
+        // Every group but the added product's own (cut where an id says: one group, or two when the new id ends one)
+        // is the same as before: before it at the same place, after it one later.
+        let old = Dictionary(uniqueKeysWithValues: before.map { ($0.name, $0.first) })
+        let kept = after.filter { old[$0.name] != nil }
+        XCTAssertGreaterThanOrEqual(kept.count, after.count - 2, "\(after.count - kept.count) of \(after.count) groups made again")
+        XCTAssertGreaterThanOrEqual(kept.count, before.count - 1)
+        for g in kept { XCTAssertEqual(g.first, old[g.name]! + (g.first > position ? 1 : 0), g.name) }
+        let own = try XCTUnwrap(after.last { $0.first <= position })
+        XCTAssertNil(old[own.name], "its own group is new")
+        XCTAssertTrue(a.notes.contains("search/store/: \(kept.count) of \(after.count) result-store groups kept from the build before"), "\(a.notes)")
         let q = try Query(metaPath: "search/meta.json") { p in [UInt8](try Data(contentsOf: inc.appendingPathComponent(p))) }
         let hit = try q.search(String(describing: added["name"]!), limit: 50, complete: true).results
         XCTAssertTrue(hit.contains { $0.stored["id"]?.stringValue == "added-early" }, "the added product is found with its stored object")
     }
 
-    /// A kept result-store shard the output has lost is made again, and must come out under the name it was kept
-    /// under: a cache that names the wrong shard for a fingerprint (two shards' fingerprints swapped, one of them lost)
-    /// stops the build, naming the file, with the tree and the cache as they were.
-    func testAKeptShardMadeAgainUnderAnotherNameStopsTheBuild() throws {
+    /// A kept result-store slice the output has lost is made again, and its group must come out under the name it was
+    /// kept under: a cache that names the wrong group for a fingerprint (two groups' first slices' fingerprints swapped,
+    /// one of those slices lost) stops the build, naming the file, with the tree and the cache as they were.
+    func testAKeptGroupMadeAgainUnderAnotherNameStopsTheBuild() throws {
         var (catalog, input, inc, _) = try firstRelease("store-wrong", count: 800)
         let cacheURL = BuildCache.location(for: inc, folder: nil)
         var cache = try BuildCache.readFile(cacheURL).get()
-        // The price changed is of a product in neither shard (a shard that holds it is made again anyway).
+        // The price changed is of a product in neither group (a group that holds it is made again anyway). A group is
+        // kept by its first slice's fingerprint: those of two groups are swapped.
         var r = Random(state: 9)
         let changed = Self.change("price", &catalog, &r, serial: 1)
         let id = try XCTUnwrap(changed.split(separator: " ").last)
-        let shards = try cache.entries.keys.filter { $0.hasPrefix("search/store/") }.sorted().filter { path in
-            try !String(decoding: Data(contentsOf: inc.appendingPathComponent(path)), as: UTF8.self).contains("\"id\":\"\(id)\"")
-        }
+        let shards = try Self.storeGroups(inc).filter { try !Self.group($0, in: inc, holds: String(id)) }.map { $0.slices[0] }
         XCTAssertGreaterThan(shards.count, 2)
         let (a, b) = (shards[0], shards[1])
+        XCTAssertNotNil(cache.entries[a])
+        XCTAssertNotNil(cache.entries[b])
         (cache.entries[a]!.fingerprint, cache.entries[b]!.fingerprint) = (cache.entries[b]!.fingerprint, cache.entries[a]!.fingerprint)
         try Data(cache.encode()).write(to: cacheURL)
         // (A cache read and written again keeps every entry.)
