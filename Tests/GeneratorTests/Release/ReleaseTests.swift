@@ -270,7 +270,13 @@ final class ReleaseTests: XCTestCase {
         }
         var trees: [[String: Data]] = []
         for day in 0..<3 {
-            if day == 1 { try edit("site.json", #""appVersion": "2.1.0""#, #""appVersion": "2.2.0""#) }
+            if day == 1 {
+                try edit("site.json", #""appVersion": "2.1.0""#, #""appVersion": "2.2.0""#)
+                // And a file the price change of release 3 leaves alone, so that the two deltas differ: a price
+                // changes app-config.json (its data version) and openapi.json too (its examples name the first file
+                // of each kind: the price sort chunk and order file are renamed).
+                try edit("catalog/products.jsonl", #""average": 4.1546, "count": 1280"#, #""average": 4.1546, "count": 1281"#)
+            }
             if day == 2 { try edit("catalog/products.jsonl", #""price": 73.97"#, #""price": 71.50"#) }
             let r = try Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000 + day * 86_400))
             XCTAssertEqual(r.version, day + 1)
