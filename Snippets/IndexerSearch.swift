@@ -7,7 +7,7 @@ import Schemas
 let products = [("1", "DEWALT 20V Cordless Drill", "DEWALT"), ("2", "Hammer Drill Kit", "RYOBI"), ("3", "Garden Hose 50 ft", "Flexzilla")]
 let documents = products.map { id, name, brand in
     RankedDocument(id: id, fields: [("name", 3, name), ("brand", 2, brand)],
-                   stored: .obj(["id": .string(id), "name": .string(name)]), group: brand)
+                   stored: .obj(["id": .string(id), "name": .string(name)]))
 }
 let index = try RankedIndexBuilder().build(documents, folder: "search")
 let files = Dictionary(uniqueKeysWithValues: index.files)   // path → bytes: what a static host would serve
