@@ -233,6 +233,8 @@ export function downloads() { return log.slice(); }
  * What the index offers beside text, for building filter and sort controls: its facet fields (`field`, `label`,
  * `kind`: "value", "ranges" with `edges`, or "atLeast" with `thresholds`), its sorts (`name`, `label`) and the sort a
  * browse takes (`browse`, or null for document order).
+ * @returns {Promise<{ facets: { field: string, label: string, kind: string, edges?: number[], thresholds?: number[] }[],
+ *   sorts: { name: string, label: string }[], browse: string | null }>}
  */
 export async function fields() {
   const m = await loadMeta();
@@ -244,11 +246,30 @@ export async function fields() {
 }
 
 /**
- * Runs a request. `complete: false` (the default) means the user is still typing: the last word is also a prefix.
- * `filters`: `{ field: [value, …] }` (a range field takes spans of its ranges, `50..200`, `25..`, `..100`; an
- * "atLeast" field a threshold); `sort`: "relevance" or a sort of the index; `facets: true` counts every facet value
- * over the whole result set. Returns `{ total, partial, results, facets }`, results `{ document, score, item }`.
+ * @typedef {object} SearchOptions
+ * @property {number} [limit] Results in the page (10).
+ * @property {number} [offset] Results before the page (0).
+ * @property {boolean} [complete] The query is finished: its last word is not also a prefix (false: still typing).
+ * @property {Record<string, string[] | string>} [filters] Values by field, any of which admits a result (OR within a
+ *   field, AND across fields). A range field takes spans of its ranges ("50..200", "25..", "..100"), an "atLeast"
+ *   field a threshold ("4").
+ * @property {string} [sort] "relevance" (the default) or a sort of the index (`fields().sorts`).
+ * @property {boolean} [facets] Count every facet value over the whole result set (false).
+ *
+ * @typedef {object} SearchResponse
+ * @property {number} total Every result there is (the page is `results`).
+ * @property {boolean} partial No result has every word: these have the most.
+ * @property {{ document: number, score: number, item: any }[]} results The page; `item` is what the index stores.
+ * @property {{ field: string, values: { value: string, label: string, count: number }[] }[]} facets Per facet field,
+ *   its values with results, most first (when asked for).
+ */
+
+/**
+ * Runs a request: the results of `query` narrowed by the filters, in the order of the sort, and the page's items.
  * Throws a RequestError for a field, value or sort the index does not have.
+ * @param {string} query
+ * @param {SearchOptions} [options]
+ * @returns {Promise<SearchResponse>}
  */
 export async function search(query, options = {}) {
   try {

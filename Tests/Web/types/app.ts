@@ -10,6 +10,13 @@ async function load<K extends keyof T.Kinds>(base: URL, _kind: K, path: string):
   return (await response.json()) as T.Kinds[K];
 }
 
+/** The first leaf of a ranked index's directory tree (term shards, store groups): down `levels` directories from the
+ * top level meta.json holds. (A small index has no directories: its leaves are the top level.) */
+async function firstLeaf<E>(levels: number, entries: E[], open: (entry: E) => Promise<{ entries: E[] }>): Promise<E> {
+  for (let level = 0; level < levels; level++) entries = (await open(entries[0])).entries;
+  return entries[0];
+}
+
 export async function main(base: URL): Promise<string[]> {
   const out: string[] = [];
   // Releases: the entry point, the file index it names, a delta when there is one.
@@ -45,14 +52,25 @@ export async function main(base: URL): Promise<string[]> {
   const entry: T.SearchProduct = full.products[0];
   out.push(`${full.totalProducts} ${compact.products.length} ${entry.name} ${full.keywords["drill"]?.length ?? 0}`);
   const meta: T.SearchMeta = await load(base, "search-meta", "search/meta.json");
-  const terms: T.SearchTerms = await load(base, "search-terms", meta.termShards[0].path);
+  const termShard = await firstLeaf(meta.termShards.levels, meta.termShards.entries, (e) => load(base, "search-term-directory", e.path));
+  const terms: T.SearchTerms = await load(base, "search-terms", termShard.path);
   const vocabulary: T.SearchVocabulary = await load(base, "search-vocabulary", meta.vocabulary[0].path);
-  const store: T.SearchStore = await load(base, "search-store", meta.store.shards[0].path);
+  // Store entries are [documents, name] pairs; directories are stores/{name}.json, a group's first slice of
+  // documents store/{name}-0.json.
+  const storeGroup = await firstLeaf(meta.store.levels, meta.store.entries, (e) => load(base, "search-store-directory", `search/stores/${e[1]}.json`));
+  const store: T.SearchStore = await load(base, "search-store", `search/store/${storeGroup[1]}-0.json`);
   out.push(`${terms.terms[0]} ${vocabulary.length} ${store.documents[0].name} ${store.documents[0].price ?? "no price"}`);
+  const facet: T.SearchFacet = await load(base, "search-facet", meta.facets[0].shards[0].path);
+  const order: T.SearchOrder = await load(base, "search-order", meta.orders[0].path);
+  const chunk: T.SearchSort = await load(base, "search-sort", order.chunks[0].path);
+  out.push(`${meta.facets.map((f) => f.field).join(" ")}: ${facet.values[0]} ${order.documents} sorted from ${chunk.keys[0]}`);
   // The search module (search/search.js) with these types.
   const { total, results } = await search("cordless drill", { limit: 5 });
   const hits = results.map((r) => (r.item as T.SearchStore["documents"][number]).name);
   out.push(`${total} results: ${hits.join(", ")}`);
+  // Filters, a sort and facet counts.
+  const filtered = await search("drill", { limit: 3, filters: { price: ["50..200"], rating: ["4"] }, sort: "price", facets: true });
+  out.push(`${filtered.total} filtered${filtered.partial ? " (partly)" : ""}: ${filtered.facets.map((f) => `${f.field} ${f.values[0]?.label ?? "-"}`).join(", ")}`);
 
   // Auctions.
   const counties: T.AuctionCountyIndex = await load(base, "auction-county-index", "auctions/county-index.json");
@@ -93,14 +111,31 @@ export async function main(base: URL): Promise<string[]> {
   const school: T.School = await load(base, "collection-schools-item", `collections/schools/items/${schoolPage.items[0].id}.json`);
   out.push(`${school.name} ${school.letter_grade ?? "ungraded"} ${school.composite_score ?? "-"}`);
   const listingMeta: T.CollectionListingsSearchMeta = await load(base, "collection-listings-search-meta", "collections/listings/search/meta.json");
-  const listingStore: T.CollectionListingsSearchStore = await load(base, "collection-listings-search-store", listingMeta.store.shards[0].path);
-  const listingTerms: T.CollectionListingsSearchTerms = await load(base, "collection-listings-search-terms", listingMeta.termShards[0].path);
+  const listingGroup = await firstLeaf(listingMeta.store.levels, listingMeta.store.entries,
+    (e) => load(base, "collection-listings-search-store-directory", `collections/listings/search/stores/${e[1]}.json`));
+  const listingStore: T.CollectionListingsSearchStore = await load(base, "collection-listings-search-store", `collections/listings/search/store/${listingGroup[1]}-0.json`);
+  const listingTermShard = await firstLeaf(listingMeta.termShards.levels, listingMeta.termShards.entries,
+    (e) => load(base, "collection-listings-search-term-directory", e.path));
+  const listingTerms: T.CollectionListingsSearchTerms = await load(base, "collection-listings-search-terms", listingTermShard.path);
   const listingVocabulary: T.CollectionListingsSearchVocabulary = await load(base, "collection-listings-search-vocabulary", listingMeta.vocabulary[0].path);
   out.push(`${listingStore.documents[0].street_address} ${listingTerms.terms.length} ${listingVocabulary.terms.length}`);
+  // A collection's declared facets and sorts: its facet shards, orders and sort chunks.
+  const listingFacet: T.CollectionListingsSearchFacet = await load(base, "collection-listings-search-facet", listingMeta.facets[0].shards[0].path);
+  const listingOrder: T.CollectionListingsSearchOrder = await load(base, "collection-listings-search-order", listingMeta.orders[0].path);
+  const listingChunk: T.CollectionListingsSearchSort = await load(base, "collection-listings-search-sort", listingOrder.chunks[0].path);
+  out.push(`${listingFacet.field} ${listingFacet.values.join("/")}; ${listingMeta.sorts.map((o) => o.name).join(" ")} from ${listingChunk.keys[0]}`);
   const schoolMeta: T.CollectionSchoolsSearchMeta = await load(base, "collection-schools-search-meta", "collections/schools/search/meta.json");
-  const schoolStore: T.CollectionSchoolsSearchStore = await load(base, "collection-schools-search-store", schoolMeta.store.shards[0].path);
-  const schoolTerms: T.CollectionSchoolsSearchTerms = await load(base, "collection-schools-search-terms", schoolMeta.termShards[0].path);
+  const schoolGroup = await firstLeaf(schoolMeta.store.levels, schoolMeta.store.entries,
+    (e) => load(base, "collection-schools-search-store-directory", `collections/schools/search/stores/${e[1]}.json`));
+  const schoolStore: T.CollectionSchoolsSearchStore = await load(base, "collection-schools-search-store", `collections/schools/search/store/${schoolGroup[1]}-0.json`);
+  const schoolTermShard = await firstLeaf(schoolMeta.termShards.levels, schoolMeta.termShards.entries,
+    (e) => load(base, "collection-schools-search-term-directory", e.path));
+  const schoolTerms: T.CollectionSchoolsSearchTerms = await load(base, "collection-schools-search-terms", schoolTermShard.path);
   const schoolVocabulary: T.CollectionSchoolsSearchVocabulary = await load(base, "collection-schools-search-vocabulary", schoolMeta.vocabulary[0].path);
   out.push(`${schoolStore.documents[0].name} ${schoolTerms.terms.length} ${schoolVocabulary.length}`);
+  const schoolFacet: T.CollectionSchoolsSearchFacet = await load(base, "collection-schools-search-facet", schoolMeta.facets[0].shards[0].path);
+  const schoolOrder: T.CollectionSchoolsSearchOrder = await load(base, "collection-schools-search-order", schoolMeta.orders[0].path);
+  const schoolChunk: T.CollectionSchoolsSearchSort = await load(base, "collection-schools-search-sort", schoolOrder.chunks[0].path);
+  out.push(`${schoolFacet.field} ${schoolFacet.values.length} values; browse by ${schoolMeta.browse ?? "document order"} from ${schoolChunk.keys[0]}`);
   return out;
 }
