@@ -1,19 +1,20 @@
 import Foundation
 
-/// The browser side of a ranked index: `search.js` (a dependency-free ES module, the port of `Indexer/Query.swift`)
-/// and `index.html` (a search page using it), published in the index's folder (`search/`, and each collection's
+/// The browser side of a ranked index: `search.js` (a dependency-free ES module, the port of `Indexer/Query.swift`
+/// and its extensions: words, filters, facets, sorts) and `index.html` (a search page using it: results as you type,
+/// facet chips, a range control and a sort menu when the index has fields), published in the index's folder (`search/`, and each collection's
 /// `collections/{name}/search/`). Both come from the templates beside this file (package resources). The module is
 /// the same bytes in every folder of every tree (it finds its files from its own URL); the page differs only by
 /// its title.
 enum WebSearch {
     static func scriptAsset(folder: String, name: String) -> AssetKind {
         AssetKind(name: "\(name)-script", pathTemplate: "\(folder)/search.js", mediaType: "text/javascript; charset=utf-8",
-                  summary: "Ranked search in the browser: an ES module exporting search(query, {limit}), the same results as the reference client, downloading only what a query needs.")
+                  summary: "Ranked search in the browser: an ES module exporting search(query, {limit, offset, filters, sort, facets}), the same results, totals and facet counts as the reference client, downloading only what a request needs.")
     }
 
     static func pageAsset(folder: String, name: String) -> AssetKind {
         AssetKind(name: "\(name)-page", pathTemplate: "\(folder)/index.html", mediaType: "text/html; charset=utf-8",
-                  summary: "A search page over this index: results as you type, keyboard and phone friendly, nothing loaded from outside the tree.")
+                  summary: "A search page over this index: results as you type, facet filters and sorts when the index has them, keyboard and phone friendly, nothing loaded from outside the tree.")
     }
 
     /// The two files of the index in `folder` (`name`: the asset kinds' prefix, e.g. `search` or

@@ -107,7 +107,7 @@ final class TypeScriptTypesTests: XCTestCase {
         for folder in ["search", "collections/listings/search", "collections/schools/search"] {
             XCTAssertEqual(try Data(contentsOf: tree.appendingPathComponent("\(folder)/search.js")), template, folder)
             let page = try String(contentsOf: tree.appendingPathComponent("\(folder)/index.html"), encoding: .utf8)
-            XCTAssertTrue(page.contains("import { search, treeURL } from \"./search.js\""), folder)
+            XCTAssertTrue(page.contains("import { search, treeURL, fields } from \"./search.js\""), folder)
             XCTAssertFalse(page.contains("{{title}}"), folder)
             XCTAssertTrue(listed.isSuperset(of: ["\(folder)/search.js", "\(folder)/index.html", "\(folder)/meta.json"]), folder)
         }

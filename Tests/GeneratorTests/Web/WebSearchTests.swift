@@ -263,8 +263,10 @@ final class WebSearchTests: XCTestCase {
     }
 
     /// The page, used with the keyboard in Chromium: results for `?q=`, arrows move the selection (and wrap),
-    /// typing updates the results and the address, Escape clears, Enter opens the selected result; every URL it
-    /// loads is inside the tree. A phone-sized screenshot is not blank and shows the result titles' colour.
+    /// typing updates the results and the address; the filters: chips with the reference's facet counts, a category
+    /// chip pressed, the sort changed, a price range picked (each time the reference's page of results, and the
+    /// address saying so), then cleared; Escape clears, Enter opens the selected result; every URL it loads is inside
+    /// the tree. A phone-sized screenshot is not blank and shows the result titles' colour.
     func testSearchPageInChromium() throws {
         try Tool.require(.chromium, .python3)
         let site = try WebTools.site(tree: SearchTests.tree)
@@ -286,6 +288,59 @@ final class WebSearchTests: XCTestCase {
         XCTAssertEqual(typed, reference.map(\.name))
         XCTAssertTrue((report["typed"]?["details"]?.arrayValue ?? []).allSatisfy { $0.stringValue?.hasPrefix("RYOBI · ") == true })
         XCTAssertEqual(report["typed"]?["url"], "?q=RYOBI")
+
+        // The filters, as the reference answers the same requests.
+        func ask(_ r: Query.Request) throws -> TreeSearch.Outcome { try TreeSearch.run(dist: SearchTests.tree, request: r, index: .ranked) }
+        func titles(_ step: String) -> [String] { report[step]?["titles"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+        /// Chips of one field as value → count (the count is the chip's last "(N)").
+        func chips(_ step: String, _ field: String) -> [String: Int] {
+            var out: [String: Int] = [:]
+            for c in report[step]?["chips"]?.arrayValue ?? [] where c["field"]?.stringValue == field {
+                let text = c["text"]?.stringValue ?? ""
+                out[c["value"]?.stringValue ?? ""] = Int(text.split(separator: "(").last?.dropLast() ?? "")
+            }
+            return out
+        }
+        func counts(_ o: TreeSearch.Outcome, _ field: String) -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: (o.facets.first { $0.field == field }?.values ?? []).map { ($0.value, $0.count) })
+        }
+        XCTAssertEqual(report["panelClosed"], true, "the filters take no room on a phone until asked for")
+        XCTAssertEqual(report["panelOpen"], true)
+        XCTAssertEqual(report["sorts"], [["relevance", "Best match"], ["price", "Price: low to high"], ["price-desc", "Price: high to low"], ["rating", "Rating"]])
+        let legends = Set(report["legends"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        XCTAssertTrue(legends.isSuperset(of: ["Brand", "Category", "Price", "Rating"]), "\(legends)")
+        let ryobi = try ask(Query.Request("RYOBI", limit: 20, facets: true))
+        XCTAssertEqual(chips("", "brand"), [:])
+        XCTAssertEqual(report["chips"]?.arrayValue?.first { $0["value"] == "RYOBI" }?["text"]?.stringValue, "RYOBI (\(ryobi.total))")
+        // Chips show a field's most common values with the reference's counts.
+        let categoryChips = chips("chipped", "category")
+        XCTAssertGreaterThanOrEqual(categoryChips.count, 2, "\(report["chipped"] ?? .null)")
+        let category = try XCTUnwrap(report["chipped"]?["value"]?.stringValue)
+        let chipped = try ask(Query.Request("RYOBI", filters: ["category": [category]], limit: 20, facets: true))
+        XCTAssertEqual(titles("chipped"), chipped.hits.map(\.name))
+        XCTAssertTrue(report["chipped"]?["status"]?.stringValue?.hasPrefix("\(chipped.total) result") == true, "\(report["chipped"] ?? .null)")
+        XCTAssertEqual(report["chipped"]?["url"]?.stringValue, "?q=RYOBI&category=" + (category.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        XCTAssertEqual(report["chipped"]?["focused"]?.stringValue, category, "the pressed chip keeps the keyboard")
+        XCTAssertEqual(report["chipped"]?["chips"]?.arrayValue?.filter { $0["pressed"] == "true" }.compactMap { $0["value"]?.stringValue }, [category])
+        // A filtered field counts without its own filter (what another value would add); the others with it.
+        for (value, count) in categoryChips { XCTAssertEqual(count, counts(ryobi, "category")[value], value) }
+        XCTAssertEqual(chips("chipped", "brand"), counts(chipped, "brand"))
+        let sorted = try ask(Query.Request("RYOBI", filters: ["category": [category]], sort: "price", limit: 20))
+        XCTAssertEqual(titles("sorted"), sorted.hits.map(\.name))
+        XCTAssertTrue(report["sorted"]?["url"]?.stringValue?.hasSuffix("&sort=price&category=" + (category.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) == true,
+                      "\(report["sorted"] ?? .null)")
+        let ranged = try ask(Query.Request("RYOBI", filters: ["category": [category], "price": ["25..100"]], sort: "price", limit: 20))
+        XCTAssertEqual(titles("ranged"), ranged.hits.map(\.name))
+        XCTAssertEqual(report["ranged"]?["range"], ["25", "100"])
+        // The span's ranges are pressed chips (the span covers them), counted without the price filter.
+        let pricePressed = (report["ranged"]?["chips"]?.arrayValue ?? []).filter { $0["field"] == "price" && $0["pressed"] == "true" }
+        XCTAssertEqual(pricePressed.compactMap { $0["value"]?.stringValue }, ["25..50", "50..100"])
+        XCTAssertEqual(chips("ranged", "price"), counts(chipped, "price"))
+        XCTAssertTrue(report["ranged"]?["url"]?.stringValue?.hasSuffix("&price=25..100") == true, "\(report["ranged"] ?? .null)")
+        XCTAssertTrue(report["ranged"]?["status"]?.stringValue?.hasPrefix("\(ranged.total) result") == true || ranged.total == 0, "\(report["ranged"] ?? .null)")
+        XCTAssertEqual(titles("cleared"), reference.map(\.name))
+        XCTAssertEqual(report["cleared"]?["url"], "?q=RYOBI")
+        XCTAssertEqual(report["cleared"]?["pressed"], 0)
         XCTAssertEqual(report["escaped"]?["count"], 0)
         XCTAssertEqual(report["escaped"]?["value"], "")
         // Nothing from outside the tree: every resource the page loaded is a file of the tree, from this server.
