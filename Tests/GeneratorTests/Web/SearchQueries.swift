@@ -106,10 +106,10 @@ enum SearchQueries {
     }
 
     /// Requests with filters, sorts, pages and facet counts for `queries`, made with a fixed seed: each query gets
-    /// filters on some fields (brand and category values, mostly among those its own results have (`present`), so
-    /// that most filtered requests still find something; one value or two, OR'ed; price spans `LO..HI`, `LO..` and
-    /// `..HI` over the declared edges; rating thresholds; stock), a sort (relevance or one of `sorts`), sometimes the
-    /// second page or a complete query, and facets on.
+    /// filters on some fields (values, mostly among those its own results have (`present`), so that most filtered
+    /// requests still find something, one or two, OR'ed; yes/no fields mostly yes; spans `LO..HI`, `LO..` and `..HI`
+    /// over a range field's edges; thresholds), a sort (relevance or one of `sorts`), sometimes the second page or a
+    /// complete query, and facets on.
     static func filtered(_ queries: [String], fields: FieldValues, sorts: [String], seed: UInt64 = 42,
                          present: (String) throws -> [String: [String]]) rethrows -> [Query.Request] {
         var r = Random(state: seed)
@@ -123,8 +123,9 @@ enum SearchQueries {
                 guard !from.isEmpty else { return [] }
                 return Array(Set((0..<(r.chance(20) ? 2 : 1)).map { _ in r.pick(from) })).sorted()
             }
-            for (field, chance) in [("brand", 30), ("category", 25), ("inStock", 20)] where fields.values[field] != nil && r.chance(chance) {
-                filters[field] = field == "inStock" ? [r.chance(90) ? "true" : "false"] : values(field)
+            for (field, all) in fields.values.sorted(by: { $0.key < $1.key }) where r.chance(25) {
+                // A yes/no field (the catalog's stock) mostly asks for yes.
+                filters[field] = Set(all).isSubset(of: ["true", "false"]) ? [r.chance(90) ? "true" : "false"] : values(field)
             }
             for (field, edges) in fields.edges.sorted(by: { $0.key < $1.key }) where r.chance(40) {
                 // A span of whole ranges: both edges, or one open end.

@@ -41,6 +41,24 @@ final class WebSearchTests: XCTestCase {
     /// a person picks them from facet counts), then the special ones (browses, refusals).
     static func filteredRequests(_ tree: URL) throws -> [Query.Request] {
         let q = try client(tree, folder: "search")
+        let (fields, sorts) = try fieldValues(q)
+        XCTAssertEqual(sorts, ["price", "price-desc", "rating"])
+        let texts = SearchQueries.named.map(\.query) + SearchQueries.generated(from: try names(tree), count: 150, seed: 99)
+        let random = try SearchQueries.filtered(texts, fields: fields, sorts: sorts) { try present(q, $0) }
+        let dewalt = try XCTUnwrap(fields.values["brand"]?.first { $0 == "DEWALT" })
+        let drills = try XCTUnwrap(fields.values["category"]?.first { $0.hasSuffix("/drills/hammer-drills") })
+        return random + SearchQueries.special(brand: dewalt, category: drills)
+    }
+
+    /// The facet values of a query's results, most common first, by field.
+    static func present(_ q: Query, _ text: String) throws -> [String: [String]] {
+        let r = try q.search(Query.Request(text, limit: 0, facets: true))
+        return Dictionary(uniqueKeysWithValues: r.facets.map { ($0.field, $0.values.map(\.value)) })
+    }
+
+    /// What an index's meta file says its fields offer (every value of a value field, from its facet shards), and its
+    /// sorts' names.
+    static func fieldValues(_ q: Query) throws -> (SearchQueries.FieldValues, sorts: [String]) {
         var fields = SearchQueries.FieldValues()
         for entry in q.meta["facets"]?.arrayValue ?? [] {
             guard let field = entry["field"]?.stringValue else { continue }
@@ -51,16 +69,7 @@ final class WebSearchTests: XCTestCase {
                 for s in Query.shards(entry["shards"]) { fields.values[field, default: []] += (try q.file(s.path)["values"]?.arrayValue ?? []).compactMap(\.stringValue) }
             }
         }
-        let sorts = (q.meta["sorts"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
-        XCTAssertEqual(sorts, ["price", "price-desc", "rating"])
-        let texts = SearchQueries.named.map(\.query) + SearchQueries.generated(from: try names(tree), count: 150, seed: 99)
-        let random = try SearchQueries.filtered(texts, fields: fields, sorts: sorts) { text in
-            let r = try q.search(Query.Request(text, limit: 0, facets: true))
-            return Dictionary(uniqueKeysWithValues: r.facets.map { ($0.field, $0.values.map(\.value)) })
-        }
-        let dewalt = try XCTUnwrap(fields.values["brand"]?.first { $0 == "DEWALT" })
-        let drills = try XCTUnwrap(fields.values["category"]?.first { $0.hasSuffix("/drills/hammer-drills") })
-        return random + SearchQueries.special(brand: dewalt, category: drills)
+        return (fields, (q.meta["sorts"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue })
     }
 
     /// An answer to a request: what a client returns (or the refusal's message) and the files it downloaded for it,
@@ -247,19 +256,27 @@ final class WebSearchTests: XCTestCase {
     }
 
     /// A collection's module (in collections/listings/search/, three folders deep) on the default tree: queries made
-    /// from the listings' addresses, cities and features agree with the reference client of that folder.
+    /// from the listings' addresses, cities and features agree with the reference client of that folder, plain and
+    /// with random filters on the declared facets and price ranges, the declared sorts and browses.
     func testCollectionModuleAgreesWithTheReference() throws {
         try Tool.require(.chromium, .python3)
         let tree = try TypeScriptTypesTests.tree.get()
         let folder = "collections/listings/search"
         let names = try Self.documents(tree, folder: folder).flatMap { d in ["street_address", "city", "property_type"].compactMap { d[$0]?.stringValue } }
-        let cold = ["condo", "Cambridge", "somervile", "single family", "ave", ""]
-        let warm = SearchQueries.generated(from: names, count: 100, seed: 7)
-        let (checked, problems, want, _) = try Self.compareInChromium(tree: tree, folder: folder, cold: cold.map { Query.Request($0) },
-                                                                      warm: warm.map { Query.Request($0, facets: true) })
+        let q = try Self.client(tree, folder: folder)
+        let (fields, sorts) = try Self.fieldValues(q)
+        let texts = ["condo", "Cambridge", "somervile", "single family", "ave", "", "", ""] + SearchQueries.generated(from: names, count: 40, seed: 11)
+        let cold = texts.prefix(6).map { Query.Request($0) } + (try SearchQueries.filtered(texts, fields: fields, sorts: sorts, seed: 12) { try Self.present(q, $0) })
+        let warm = SearchQueries.generated(from: names, count: 100, seed: 7).map { Query.Request($0, facets: true) }
+        let (checked, problems, want, _) = try Self.compareInChromium(tree: tree, folder: folder, cold: cold, warm: warm)
         XCTAssertEqual(checked, cold.count + warm.count)
         XCTAssertEqual(problems, [], problems.prefix(20).joined(separator: "\n"))
         XCTAssertGreaterThan(want.filter { $0.total > 0 }.count, checked / 2)
+        // The collection's fields are used: filtered requests find something, sorted ones and a browse too.
+        let answered = Array(zip(cold, want))
+        XCTAssertGreaterThan(answered.filter { !$0.0.filters.isEmpty && $0.1.total > 0 }.count, 10)
+        XCTAssertGreaterThan(answered.filter { $0.0.sort != "relevance" && $0.1.total > 1 }.count, 5)
+        XCTAssertTrue(answered.contains { $0.0.text.isEmpty && !$0.0.filters.isEmpty && $0.1.total > 0 }, "no browse found anything")
     }
 
     /// The page, used with the keyboard in Chromium: results for `?q=`, arrows move the selection (and wrap),
