@@ -88,8 +88,8 @@ final class CollectionSearchFieldsTests: XCTestCase {
     }
 
     func testRangesAreCheckedWhenDeclared() throws {
-        for (ranges, message) in [(#"{"city": [1]}"#, "ranges.city: is string"), (#"{"list_price": [5, 2]}"#, "ascending numbers"),
-                                  (#"{"nope": [1]}"#, "ranges.nope: is not a declared field")] {
+        for (ranges, message) in [(#"{"city": [1]}"#, "field 'ranges.city': is string"), (#"{"list_price": [5, 2]}"#, "ascending numbers"),
+                                  (#"{"nope": [1]}"#, "field 'ranges.nope': is not a declared field")] {
             let decl = #"{"sources": ["collections/data/s.csv"], "id": "id", "fields": {"id": {"type": "string"}, "city": {"type": "string"}, "list_price": {"type": "decimal"}}, "ranges": "# + ranges + "}"
             XCTAssertThrowsError(try CollectionDeclaration.parse(JSONReader.parse(Array(decl.utf8)), name: "s", file: "collections/s.json")) { e in
                 XCTAssertTrue("\(e)".contains(message) && "\(e)".contains("collections/s.json"), "\(e)")
