@@ -130,6 +130,8 @@ extension Query {
                 var doc = 0
                 for gap in groups[g].arrayValue ?? [] { doc += gap.intValue ?? 0; if matched[doc] != nil { pending.append(doc) } }
             }
+            // Every match found: the chunks after this one hold none of them.
+            if out.count + pending.count == matched.count { break }
         }
         flush()
         if out.count < upTo { out += matched.keys.filter { !seen.contains($0) }.sorted(by: byRelevance) }

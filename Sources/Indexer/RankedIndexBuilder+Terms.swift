@@ -226,6 +226,8 @@ extension RankedIndexBuilder {
             for f in doc.fields {
                 // A field that repeats another (a description that is the name) is analysed once.
                 let ts = seen.first { $0.text == f.text }?.terms ?? terms(f.text)
+                // The first field's terms (a product's name) are primary: a prefix reaching them weighs more.
+                if seen.isEmpty { for t in ts { primary[Int(t)] = true } }
                 seen.append((f.text, ts))
                 for t in ts {
                     let k = Int(t)

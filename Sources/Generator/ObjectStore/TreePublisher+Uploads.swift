@@ -9,8 +9,8 @@ extension TreePublisher {
     static let releaseCache = "public, max-age=86400"
     static let contentCache = "public, max-age=60"
 
-    /// Cache-Control of an object: a year and `immutable` for a content-addressed copy and for a file named by a hash
-    /// of its own bytes (the search shards), a day for a release's file index and deltas (named by version, never
+    /// Cache-Control of an object: a year and `immutable` for a content-addressed copy, for a file named by a hash
+    /// of its own bytes (the search shards) and for a result-store slice (named by its group's hash), a day for a release's file index and deltas (named by version, never
     /// rewritten once published), a minute for every other file (fixed paths whose content a later release changes).
     static func cacheControl(path: String, bytes: [UInt8]) -> String {
         if path.hasPrefix(TreePath.objectsFolder) { return immutableCache }
@@ -18,6 +18,13 @@ extension TreePublisher {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let stem = name.split(separator: ".").first.map(String.init) ?? name
         if let hash = stem.split(separator: "-").last, hash.utf8.count == 16, String(hash) == RankedIndexBuilder.contentName(bytes) {
+            return immutableCache
+        }
+        // A result-store slice (`…/store/{group}-{k}.json`) is named by the hash of its whole group, which changes
+        // whenever any of the group's slices does: its name never holds other bytes either.
+        let parts = stem.split(separator: "-")
+        if path.contains("search/store/"), parts.count == 2, parts[0].utf8.count == 16, parts[0].allSatisfy(\.isHexDigit),
+           let k = Int(parts[1]), k >= 0, String(k) == parts[1] {
             return immutableCache
         }
         return contentCache

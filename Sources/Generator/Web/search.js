@@ -641,6 +641,8 @@ async function order(m, matched, sort, upTo) {
       let doc = 0;
       for (const gap of j.documents[g]) { doc += gap; if (matched.has(doc)) pending.push(doc); }
     }
+    // Every match found: the chunks after this one hold none of them.
+    if (out.length + pending.length === matched.size) break;
   }
   flush();
   if (out.length < upTo) for (const d of [...matched.keys()].filter((d) => !seen.has(d)).sort(byRelevance)) out.push(d);

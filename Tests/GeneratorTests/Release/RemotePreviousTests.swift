@@ -111,7 +111,7 @@ final class RemotePreviousTests: XCTestCase {
                              ("update-manifest.json", "slow4"), ("releases/2/files.json", "truncate"), ("releases/2/delta-from-1.json", "corrupt")] {
             try server.fault([path: mode])
             let started = Date()
-            let r = try sync(local, ["--timeout", "1", "--retries", mode == "slow4" ? "0" : "1"])   // (a slow file: no second wait)
+            let r = try sync(local, ["--timeout", "2", "--retries", mode == "slow4" ? "0" : "1"])   // (a slow file: no second wait; 2 s, not 1: a busy machine serves a small file late)
             XCTAssertEqual(r.status, 1, "\(path) \(mode): \(r.output)")
             XCTAssertTrue(r.output.contains(url + path), "\(path) \(mode): names the URL: \(r.output)")
             XCTAssertTrue(r.output.contains("sync failed; \(local.path) is unchanged"), r.output)

@@ -56,8 +56,10 @@ struct RankedSearchOutput: CatalogOutput {
     static let storeDirectory = OutputKind(
         name: "search-store-directory", pathTemplate: "search/stores/{hash}.json",
         summary: "A store directory: consecutive result-store groups (or store directories) as [documents, name] pairs.", schema: storeDirectorySchema)
+    /// `[documents, name]` pairs (each item a positive count or a 16-hex name: the validator's fast path takes no
+    /// `prefixItems`).
     static let storeEntries = Schema.array(.obj([
-        "type": "array", "prefixItems": [Schema.integer(min: 1), .obj(["type": "string", "pattern": "^[0-9a-f]{16}$"])],
+        "type": "array", "items": .obj(["anyOf": [Schema.integer(min: 1), .obj(["type": "string", "pattern": "^[0-9a-f]{16}$"])]]),
         "minItems": 2, "maxItems": 2]))
     static let storeDirectorySchema = Schema.object(["entries": storeEntries])
     static let termDirectory = OutputKind(
