@@ -42,7 +42,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], resources: [
             // The browser search module and page published beside each ranked index (see Generator/Web).
-            .copy("Web/search.js"), .copy("Web/search.html"),
+            .copy("Web/search.js"), .copy("Web/search.html"), .copy("Web/flags.js"),
         ]),
         // `generator serve`: kept out of Generator and TreeClient, so neither they nor apps get the HTTP server.
         .target(name: "PreviewServer", dependencies: [

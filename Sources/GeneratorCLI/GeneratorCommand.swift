@@ -8,7 +8,7 @@ struct GeneratorCommand: ParsableCommand {
         commandName: "generator",
         abstract: "Compiles datasets into a versioned, schema-checked static JSON tree for mobile apps.",
         subcommands: [BuildCommand.self, ValidateCommand.self, DiffCommand.self, SearchCommand.self, SyncCommand.self, ServeCommand.self, PublishCommand.self,
-                      KeysCommand.self, VerifyCommand.self],
+                      KeysCommand.self, VerifyCommand.self, FlagsCommand.self],
         defaultSubcommand: nil)
 
     /// First of all, the process may start again with huge pages for its heap (see `HugePages`).

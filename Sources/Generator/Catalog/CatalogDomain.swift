@@ -55,7 +55,7 @@ public struct CatalogDomain: Domain {
         clock.lap("catalog load")
         let settings = try CatalogSettings.read(context.site, file: context.siteFile)
         let catalog = CatalogContext(model: model, site: context.site, settings: settings, generatedAt: context.generatedAt, threads: context.threads,
-                                     previous: context.previous)
+                                     previous: context.previous, hasFlags: FlagsDomain.hasInput(context))
         var result = DomainResult(report: model.report)
         // Units render concurrently (each is also parallel inside): their serial parts overlap. What they share was
         // made with the context, and results are collected by unit, so the output order never depends on timing.

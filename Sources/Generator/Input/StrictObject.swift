@@ -21,6 +21,9 @@ public struct StrictObject {
 
     public func has(_ key: String) -> Bool { object[key] != nil }
 
+    /// Every key, in the file's order (for objects used as maps).
+    public var keys: [String] { Array(object.keys) }
+
     public mutating func raw(_ key: String) -> JSON? { used.insert(key); return object[key] }
 
     public mutating func string(_ key: String, default def: String? = nil) throws -> String {

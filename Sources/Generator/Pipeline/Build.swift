@@ -8,7 +8,7 @@ import Schemas
 /// cache for the next build. A build whose inputs or content are the previous release's stops early.
 public enum Build {
     /// Every domain the compiler knows, in build order.
-    public static let domains: [Domain] = [CatalogDomain(), CollectionsDomain(), AuctionsDomain(), NBADomain()]
+    public static let domains: [Domain] = [CatalogDomain(), CollectionsDomain(), AuctionsDomain(), NBADomain(), FlagsDomain()]
 
     /// Refuses an unsafe output or previous release (`OutputGuard.Refusal`) before anything is touched, and throws
     /// `BuildLock.Busy` when another build holds the output for longer than `options.lockWait`.

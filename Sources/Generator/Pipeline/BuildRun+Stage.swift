@@ -36,7 +36,8 @@ extension BuildRun {
         var last: [OutputFile] = []
         if compiled.siteAppConfig {
             let dataVersion = String(Build.contentDigest(files, rendered).prefix(12))
-            last.append(try AppConfigOutput.file(site: inputs.site, dataVersion: dataVersion, generatedAt: inputs.context.generatedAt, hasCatalog: false))
+            last.append(try AppConfigOutput.file(site: inputs.site, dataVersion: dataVersion, generatedAt: inputs.context.generatedAt, hasCatalog: false,
+                                                    hasFlags: FlagsDomain.hasInput(inputs.context)))
         }
         var scan = try scanning.take()
         for f in second + last { try scan.add(f) }

@@ -34,8 +34,9 @@ enum WebSearch {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
-    /// Every template (the build's input fingerprint covers them: they can change without the executable).
-    static let templates = [("search", "js"), ("search", "html")]
+    /// Every template (the build's input fingerprint covers them: they can change without the executable), the flags
+    /// evaluator `flags.js` (see `FlagsOutput.script`) included.
+    static let templates = [("search", "js"), ("search", "html"), ("flags", "js")]
 
     /// A template's bytes (read once per process).
     static func template(_ name: String, _ ext: String) throws -> [UInt8] {

@@ -24,7 +24,8 @@ struct AppConfigOutput: CatalogOutput {
             "dataVersion": Schema.nonEmptyString,
             "lastUpdated": Schema.dateTime,
             "baseURL": Schema.string(pattern: #"^https?://[^\s]+/$"#),
-            "endpoints": Schema.object(endpointNames(seedIndexes: seedIndexes).map { ($0, Schema.url) }),
+            // `flags` only in a tree with feature flags (`input/flags.json`).
+            "endpoints": Schema.object(endpointNames(seedIndexes: seedIndexes).map { ($0, Schema.url) } + [("flags", Schema.optional(Schema.url))]),
             "features": Schema.object(["search": Schema.boolean, "favorites": Schema.boolean, "offlineMode": Schema.boolean,
                                   "categories": Schema.boolean, "productDetails": Schema.boolean]),
             "caching": Schema.object([
@@ -43,14 +44,16 @@ struct AppConfigOutput: CatalogOutput {
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
         [try Self.file(site: c.site, dataVersion: c.model.dataVersion, generatedAt: c.generatedAt, hasCatalog: true,
-                       seedIndexes: c.settings.seedIndexes)]
+                       seedIndexes: c.settings.seedIndexes, hasFlags: c.hasFlags)]
     }
 
     /// The app's entry point, in every tree whatever domains it holds (the app cannot start without it). A tree
     /// without a catalog keeps the endpoint templates (the app model requires them) but turns off the catalog's
     /// features, so the app does not ask for files the tree does not have.
-    /// `seedIndexes`: false when the catalog leaves out the seed search indexes (their endpoints are left out too).
-    static func file(site s: SiteConfig, dataVersion: String, generatedAt: String, hasCatalog: Bool, seedIndexes: Bool = true) throws -> OutputFile {
+    /// `seedIndexes`: false when the catalog leaves out the seed search indexes (their endpoints are left out too);
+    /// `hasFlags`: the tree has `config/flags.json` (endpoint `flags`).
+    static func file(site s: SiteConfig, dataVersion: String, generatedAt: String, hasCatalog: Bool, seedIndexes: Bool = true,
+                     hasFlags: Bool) throws -> OutputFile {
         // Endpoint templates resolve against baseURL; {placeholders} are filled by the app.
         let paths: [String: String] = [
             "appConfig": "app-config.json", "summary": "SUMMARY.json",
@@ -62,7 +65,8 @@ struct AppConfigOutput: CatalogOutput {
             "featuredContent": "featured-content.json", "offlineCatalog": "offline-catalog.json",
             "updateManifest": "update-manifest.json", "deeplinkMap": "deeplink-map.json",
         ]
-        let endpoints: JSON = .object(JSONObject(endpointNames(seedIndexes: seedIndexes).map { ($0, JSON.string(s.baseURL + paths[$0]!)) }))
+        let names = endpointNames(seedIndexes: seedIndexes) + (hasFlags ? ["flags"] : [])
+        let endpoints: JSON = .object(JSONObject(names.map { ($0, JSON.string(s.baseURL + (paths[$0] ?? FlagsOutput.path))) }))
         var members: [(String, JSON)] = [
             ("appVersion", .string(s.appVersion)), ("minimumAppVersion", .string(s.minimumAppVersion)),
             ("dataVersion", .string(dataVersion)),

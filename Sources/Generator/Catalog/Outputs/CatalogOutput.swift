@@ -12,6 +12,8 @@ final class CatalogContext: Sendable {
     let threads: Int
     /// What the build before left, for work kept from it (see `PreviousBuild`).
     let previous: PreviousBuild?
+    /// The tree has feature flags (`app-config.json` names `config/flags.json`).
+    let hasFlags: Bool
 
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
     /// by side compress better and share result-store shards).
@@ -35,9 +37,10 @@ final class CatalogContext: Sendable {
     /// indexes' word maps and the ranked index's terms are made from, besides the context (see `fingerprint`).
     let allSearchTextFingerprint: Fingerprint?
 
-    init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int, previous: PreviousBuild? = nil) {
+    init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int, previous: PreviousBuild? = nil,
+         hasFlags: Bool = false) {
         self.model = model; self.site = site; self.settings = settings; self.generatedAt = generatedAt; self.threads = threads
-        self.previous = previous
+        self.previous = previous; self.hasFlags = hasFlags
         let products = model.products
         let nodes = products.categoryIds.map { model.categories[$0] }
         categoryNodes = nodes
