@@ -79,8 +79,9 @@ extension FlagsInput {
     /// A flag's values are all of one type, so an app reads it one way ("integer" and "number" are one type).
     static func sameType(_ v: JSON, _ def: JSON, _ place: FlagRulePlace, field: String) throws {
         func type(_ j: JSON) -> String { j.typeName == "integer" ? "number" : j.typeName }
+        func named(_ t: String) -> String { t == "null" ? "null" : (t.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + t }
         guard type(v) == type(def) else {
-            throw place.error(field, "is \(type(v) == "null" ? "null" : "a " + type(v)), but the flag's default is a \(type(def))")
+            throw place.error(field, "is \(named(type(v))), but the flag's default is \(named(type(def)))")
         }
     }
 }

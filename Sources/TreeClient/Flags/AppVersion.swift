@@ -62,6 +62,7 @@ public struct VersionRange: Sendable, CustomStringConvertible {
                 throw RangeError("\"\(piece)\" does not start with >=, >, <=, < or = (comparators are separated by one space)")
             }
             let rest = String(piece.dropFirst(op.rawValue.count))
+            if rest.isEmpty { throw RangeError("\"\(piece)\" has no version after it (write the version right after the operator: >=3.2.0)") }
             guard let v = AppVersion(rest) else {
                 throw RangeError("\"\(rest)\" in \"\(piece)\" is not a version (dotted numbers, e.g. 3.2.0)")
             }
