@@ -8,20 +8,45 @@ struct DiffCommand: ParsableCommand {
         commandName: "diff",
         abstract: "Compare two built trees (e.g. the published release and a pull request's build).",
         discussion: """
-        Exit codes: 0 no differences, 1 differences (with --fail-on breaking: breaking changes only), 2 error \
+        Exit codes: 0 no differences, 1 differences (or only what --fail-on names), 2 error \
         (including a tree holding a symlink or special file, never followed, or a release whose paths leave the tree).
         Breaking: an output kind or a fixed path removed, or a schema change installed apps would reject \
         (a required property removed or renamed, a type changed or narrowed, an enum value removed).
+        Flag changes (config/flags.json) are listed in words; --fail-on widening=N fails when a rollout \
+        takes more than N percentage points more units than before (e.g. 10 → 50 % with widening=25). \
+        --fail-on may be given more than once: any condition met exits 1.
         """)
 
     enum Format: String, ExpressibleByArgument { case text, markdown, json }
-    enum FailOn: String, ExpressibleByArgument { case any, breaking, never }
+    enum FailOn: ExpressibleByArgument, Equatable {
+        case any, breaking, never
+        /// A rollout widened by more than this many percentage points.
+        case widening(Double)
+
+        init?(argument: String) {
+            switch argument {
+            case "any": self = .any
+            case "breaking": self = .breaking
+            case "never": self = .never
+            default:
+                guard argument.hasPrefix("widening="), let n = Double(argument.dropFirst(9)), n.isFinite, n >= 0, n <= 100 else { return nil }
+                self = .widening(n)
+            }
+        }
+        static var allValueStrings: [String] { ["any", "breaking", "never", "widening=N"] }
+    }
 
     @Argument(help: "The older tree.") var old: String
     @Argument(help: "The newer tree.") var new: String
     @Option(help: "Output format: text, markdown (CI job summary, PR comment) or json.") var format: Format = .text
-    @Option(name: .customLong("fail-on"), help: "When to exit 1: any difference (default), breaking changes only, or never.")
-    var failOn: FailOn = .any
+    @Option(name: .customLong("fail-on"), help: ArgumentHelp(
+        "When to exit 1: any difference (default), breaking changes, a rollout widened by more than N points (widening=N), or never. Repeatable.",
+        valueName: "any|breaking|widening=N|never"))
+    var failOn: [FailOn] = [.any]
+
+    func validate() throws {
+        if failOn.contains(.never) && failOn.count > 1 { throw ValidationError("--fail-on never cannot be combined with other conditions") }
+    }
 
     func run() throws {
         let diff: TreeDiff
@@ -36,10 +61,20 @@ struct DiffCommand: ParsableCommand {
         case .markdown: print(TreeReader.terminalSafe(diff.markdown()))
         case .json: print(try JSONWriter(pretty: true).string(diff.json()), terminator: "")
         }
-        switch failOn {
-        case .any: if !diff.isEmpty { throw ExitCode(1) }
-        case .breaking: if !diff.breaking.isEmpty { throw ExitCode(1) }
-        case .never: break
+        var reasons: [String] = []
+        for condition in failOn {
+            switch condition {
+            case .any: if !diff.isEmpty { reasons.append("the trees differ") }
+            case .breaking: reasons += diff.breaking
+            case .widening(let step):
+                reasons += diff.flagChanges.filter { $0.widening > step }.map {
+                    "\($0.flag): a rollout widened by \(FlagChanges.percent($0.widening)) points, more than \(FlagChanges.percent(step)) (\($0.text))"
+                }
+            case .never: break
+            }
         }
+        // Said on stderr for the less obvious conditions, so a CI log shows why the job stopped.
+        for r in reasons where r != "the trees differ" { FileHandle.standardError.write(Data("fail: \(TreeReader.terminalSafe(r))\n".utf8)) }
+        if !reasons.isEmpty { throw ExitCode(1) }
     }
 }

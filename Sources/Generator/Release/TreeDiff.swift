@@ -15,6 +15,8 @@ public struct TreeDiff: Sendable {
     public var priceChanges: [PriceChange] = []
     public var kindsRemoved: [String] = []
     public var schemaChanges: [SchemaChange] = []
+    /// Feature flags and update policy (`config/flags.json`) in words.
+    public var flagChanges: [FlagChange] = []
     public var oldVersion: String?
     public var newVersion: String?
 
@@ -60,6 +62,11 @@ public struct TreeDiff: Sendable {
             d.priceChanges.append(PriceChange(product: id, old: op.compactText, new: np.compactText))
         } }
 
+        let flags = FlagsOutput.path
+        if d.changed.contains(flags) || d.added.contains(flags) || d.removed.contains(flags) {
+            d.flagChanges = FlagChanges.compare(old: a.files[flags] == nil ? nil : try? a.tree.read(flags),
+                                                new: b.files[flags] == nil ? nil : try? b.tree.read(flags))
+        }
         // Schemas: a kind removed, or a schema change old apps would reject.
         for p in d.removed where p.hasPrefix("schemas/") { d.kindsRemoved.append(String(p.dropFirst(8).dropLast(12))) }
         for p in d.changed where p.hasPrefix("schemas/") {
@@ -114,6 +121,8 @@ public struct TreeDiff: Sendable {
         if !productsAdded.isEmpty { l.append("products added: \(productsAdded.prefix(20).joined(separator: ", "))\(productsAdded.count > 20 ? " …" : "")") }
         if !productsRemoved.isEmpty { l.append("products removed: \(productsRemoved.prefix(20).joined(separator: ", "))\(productsRemoved.count > 20 ? " …" : "")") }
         for p in priceChanges.prefix(20) { l.append("price \(p.product): \(p.old) → \(p.new)") }
+        if !flagChanges.isEmpty { l.append("flags:") }
+        for f in flagChanges { l.append("  \(f.text)") }
         for s in schemaChanges { l.append("schema \(s.kind) \(s.location): \(s.rule) [\(s.breaking ? "breaking" : "compatible")]") }
         for k in kindsRemoved { l.append("BREAKING: output kind \(k) removed") }
         for p in removedTemplatesPaths { l.append("BREAKING: path \(p) removed") }
@@ -139,6 +148,10 @@ public struct TreeDiff: Sendable {
                 for p in priceChanges.prefix(20) { l.append("  - `\(p.product)`: \(p.old) → \(p.new)") }
             }
         }
+        if !flagChanges.isEmpty {
+            l += ["", "### Flags", ""]
+            for f in flagChanges { l.append("- \(f.text)") }
+        }
         if !schemaChanges.isEmpty || !b.isEmpty {
             l += ["", "### Contract changes", ""]
             for s in schemaChanges { l.append("- \(s.breaking ? "❌" : "✅") `\(s.kind)` `\(s.location)`: \(s.rule)") }
@@ -157,6 +170,7 @@ public struct TreeDiff: Sendable {
             "priceChanges": .array(priceChanges.map { .obj(["product": .string($0.product), "old": .string($0.old), "new": .string($0.new)]) }),
             "schemaChanges": .array(schemaChanges.map { .obj(["kind": .string($0.kind), "location": .string($0.location), "rule": .string($0.rule), "breaking": .bool($0.breaking)]) }),
             "breaking": .strings(breaking),
+            "flagChanges": .array(flagChanges.map { .obj(["flag": .string($0.flag), "change": .string($0.text), "widening": .double($0.widening)]) }),
         ])
     }
 }
