@@ -7,18 +7,22 @@ enum FlagsOutput {
     static let path = "config/flags.json"
 
     /// Any JSON value but null (a flag's default, a rule's value).
-    static let value: JSON = ["type": ["boolean", "number", "string", "array", "object"]]
+    static let value: JSON = ["type": ["boolean", "number", "string", "array", "object"], "items": .obj([:])]
     static let version = Schema.string(pattern: #"^\d{1,9}(\.\d{1,9}){0,7}$"#)
+    static let comparator = #"(>=|<=|>|<|=)\d{1,9}(\.\d{1,9}){0,7}"#
 
-    static let rule = Schema.object([
-        "when": Schema.optional(.obj([
-            "type": "object",
-            "properties": .obj(["appVersion": Schema.string(pattern: #"^(>=|<=|>|<|=)\d{1,9}(\.\d{1,9}){0,7}( (>=|<=|>|<|=)\d{1,9}(\.\d{1,9}){0,7})*$"#)]),
-            "additionalProperties": Schema.array(Schema.nonEmptyString, minItems: 1),
-        ])),
-        "value": Schema.optional(value),
-        "rollout": Schema.optional(Schema.object(["percent": Schema.number(min: 0, max: 100), "value": value])),
+    /// Attribute → the values it may have; `appVersion` → a version range.
+    static let when: JSON = .obj([
+        "type": "object",
+        "properties": .obj(["appVersion": Schema.string(pattern: "^\(comparator)( \(comparator))*$")]),
+        "additionalProperties": Schema.array(Schema.nonEmptyString, minItems: 1),
     ])
+
+    /// A rule decides with a value, or with a rollout's value for a share of the units (never both).
+    static let rule: JSON = .obj(["anyOf": [
+        Schema.object(["when": Schema.optional(when), "value": value]),
+        Schema.object(["when": Schema.optional(when), "rollout": Schema.object(["percent": Schema.number(min: 0, max: 100), "value": value])]),
+    ]])
 
     static let kind = OutputKind(
         name: "flags", pathTemplate: path,
@@ -28,7 +32,7 @@ enum FlagsOutput {
             "flags": Schema.map(Schema.object([
                 "description": Schema.optional(Schema.string),
                 "default": value,
-                "rules": Schema.array(.obj(["allOf": [rule, .obj(["oneOf": [.obj(["required": ["value"]]), .obj(["required": ["rollout"]])]])]])),
+                "rules": Schema.array(rule),
             ])),
             "updates": Schema.map(Schema.object([
                 "minimum": Schema.optional(version), "recommended": Schema.optional(version),

@@ -127,17 +127,25 @@ public enum TypeScriptTypes {
         let indent = String(repeating: "  ", count: depth + 1), close = String(repeating: "  ", count: depth)
         let required = Set((o["required"]?.arrayValue ?? []).compactMap(\.stringValue))
         var lines: [String] = []
+        // An index signature must admit every declared property's type (TypeScript's rule 2411), undefined included
+        // for an optional one.
+        var declared: [String] = []
         for member in o["properties"]?.objectValue?.members ?? [] {
             let key = member.key, value = member.value
             let k = key.range(of: #"^[A-Za-z_$][A-Za-z0-9_$]*$"#, options: .regularExpression) != nil ? key : literal(.string(key))
             var line = ""
             if let d = value["description"]?.stringValue { line += "\(indent)/** \(d.replacingOccurrences(of: "*/", with: "* /")) */\n" }
-            line += "\(indent)\(k)\(required.contains(key) ? "" : "?"): \(type(value, named: named, depth: depth + 1));"
+            let t = type(value, named: named, depth: depth + 1)
+            line += "\(indent)\(k)\(required.contains(key) ? "" : "?"): \(t);"
             lines.append(line)
+            declared += [t] + (required.contains(key) ? [] : ["undefined"])
         }
         switch o["additionalProperties"] {
         case .bool(false)?: break
-        case .object(let extra)?: lines.append("\(indent)[key: string]: \(type(.object(extra), named: named, depth: depth + 1));")
+        case .object(let extra)?:
+            var union: [String] = []
+            for t in [type(.object(extra), named: named, depth: depth + 1)] + declared where !union.contains(t) { union.append(t) }
+            lines.append("\(indent)[key: string]: \(union.joined(separator: " | "));")
         default: lines.append("\(indent)[key: string]: unknown;")
         }
         return lines.isEmpty ? "Record<string, never>" : "{\n" + lines.joined(separator: "\n") + "\n\(close)}"
