@@ -19,8 +19,14 @@ export async function loadFlags(url = new URL("../config/flags.json", import.met
   return doc;
 }
 
-/** Every flag's value (in the document's order) and the update status for a context. */
+/**
+ * Every flag's value (in the document's order) and the update status for a context.
+ * @param {{flags: Object<string, any>, updates: Object<string, any>}} doc config/flags.json
+ * @param {{unit?: string, platform?: string, appVersion?: string, attributes?: Object<string, string>}} context
+ * @returns {{flags: Object<string, unknown>, update: "none" | "recommended" | "required" | "blocked"}}
+ */
 export function evaluate(doc, context) {
+  /** @type {Object<string, unknown>} */
   const flags = {};
   for (const [key, flag] of Object.entries(doc.flags)) flags[key] = flagValue(key, flag, context);
   return { flags, update: updateStatus(doc, context) };
@@ -58,7 +64,10 @@ function attribute(context, name) {
   }
 }
 
-/** blocked, required, recommended or none (see TreeClient's FeatureFlags.update). */
+/**
+ * blocked, required, recommended or none (see TreeClient's FeatureFlags.update).
+ * @returns {"none" | "recommended" | "required" | "blocked"}
+ */
 export function updateStatus(doc, context) {
   const policy = context.platform != null && Object.hasOwn(doc.updates, context.platform) ? doc.updates[context.platform] : null;
   const version = parseVersion(context.appVersion);

@@ -23,6 +23,7 @@ final class TypeScriptTypesTests: XCTestCase {
         let dir = TestSupport.tempDir("ts-check")
         try FileManager.default.copyItem(at: tree.appendingPathComponent("types/index.d.ts"), to: dir.appendingPathComponent("index.d.ts"))
         try FileManager.default.copyItem(at: tree.appendingPathComponent("search/search.js"), to: dir.appendingPathComponent("search.js"))
+        try FileManager.default.copyItem(at: tree.appendingPathComponent("flags/flags.js"), to: dir.appendingPathComponent("flags.js"))
         try FileManager.default.copyItem(at: WebTools.folder.appendingPathComponent("types/app.ts"), to: dir.appendingPathComponent("app.ts"))
 
         // The smallest file of each kind the file index lists, as a literal of its kind's type.

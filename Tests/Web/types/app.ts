@@ -3,6 +3,7 @@
 // its fields as an app would. A field the types lacked, or typed differently, fails the check.
 import type * as T from "./index";
 import { search } from "./search.js";
+import { evaluate } from "./flags.js";
 
 async function load<K extends keyof T.Kinds>(base: URL, _kind: K, path: string): Promise<T.Kinds[K]> {
   const response = await fetch(new URL(path, base));
@@ -28,6 +29,12 @@ export async function main(base: URL): Promise<string[]> {
   out.push(`delta from ${delta?.fromVersion ?? "none"}`);
   const config: T.AppConfig = await load(base, "app-config", "app-config.json");
   out.push(`${config.baseURL} ${config.endpoints.searchRanked}`);
+  // Feature flags, named by app-config, evaluated by the tree's flags/flags.js.
+  const flags: T.FeatureFlags = await load(base, "flags", "config/flags.json");
+  const rule = flags.flags["new_checkout"]?.rules[0];
+  out.push(`${Object.keys(flags.flags).length} flags at ${config.endpoints.flags ?? "-"}, first ${rule && "rollout" in rule ? `${rule.rollout.percent} %` : "value"}`);
+  const evaluated = evaluate(flags, { unit: "install-1", platform: "ios", appVersion: "3.3.0", attributes: { country: "US" } });
+  out.push(`new_checkout ${String(evaluated.flags["new_checkout"])}, update ${String(evaluated.update)}`);
   const schema: T.JSONSchemaDocument = await load(base, "json-schema", index.files[0].schema ?? "schemas/app-config.schema.json");
   out.push(typeof schema);
   const openapi: T.Openapi = await load(base, "openapi", "openapi.json");
