@@ -62,4 +62,22 @@ final class SnippetTests: XCTestCase {
         let bad = try run("TreeClientSync", [server.base.absoluteString])
         XCTAssertEqual(bad.status, 2, bad.output)
     }
+
+    /// The flags snippet evaluates the default input's flags: an iOS 3.1.2 install is blocked, every flag printed.
+    func testTreeClientFlags() throws {
+        let flags = try String(contentsOf: TestSupport.repoRoot.appendingPathComponent("input/flags.json"), encoding: .utf8)
+        let input = TestSupport.makeInput(site: { $0.removeValue(forKey: "catalog") }, files: ["flags.json": flags])
+        let out = TestSupport.tempDir("snippet-flags").appendingPathComponent("dist")
+        _ = try Build.run(BuildOptions(input: input, output: out, threads: 2, epochSeconds: 1_700_000_000))
+        let r = try run("TreeClientFlags", [out.path, "install-42", "ios", "3.1.2"])
+        XCTAssertEqual(r.status, 0, r.output)
+        let lines = r.output.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "update: this version must be updated")
+        XCTAssertEqual(lines.filter { $0.contains(" = ") }.map { String($0.prefix { $0 != " " }) },
+                       ["new_checkout", "search_filters", "ar_preview", "home_banner", "payments_v2"])
+        XCTAssertTrue(lines.contains("search_filters = true"), r.output)
+        let none = try run("TreeClientFlags", [input.path, "install-42"])
+        XCTAssertEqual(none.status, 1, none.output)
+        XCTAssertTrue(none.output.hasPrefix("no flags: "), none.output)
+    }
 }
