@@ -17,7 +17,8 @@ public struct FlagsDomain: Domain {
     }
 
     public func build(_ context: BuildContext) throws -> DomainResult {
-        let (url, display) = try context.inputFile(Self.inputName, file: context.displayPath(context.inputDirectory), field: nil)
+        let (url, display) = try context.inputFile(Self.inputName, file: context.displayPath(context.inputDirectory.appendingPathComponent(Self.inputName)),
+                                                   field: nil)
         let data = try InputFiles.read(url, display: display)
         let json: JSON
         do { json = try JSONReader.parse(data) } catch let e as JSONSyntaxError {

@@ -78,6 +78,7 @@ extension FlagsInput {
 
     /// A flag's values are all of one type, so an app reads it one way ("integer" and "number" are one type).
     static func sameType(_ v: JSON, _ def: JSON, _ place: FlagRulePlace, field: String) throws {
+        if let bad = unreadableNumber(v) { throw place.error(field, "\(bad) is beyond the range of a number (clients would read infinity)") }
         func type(_ j: JSON) -> String { j.typeName == "integer" ? "number" : j.typeName }
         func named(_ t: String) -> String { t == "null" ? "null" : (t.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + t }
         guard type(v) == type(def) else {

@@ -37,6 +37,9 @@ enum FlagsInput {
         guard let def = o.raw("default"), !def.isNull else {
             throw BuildError(file: file, field: path + ".default", "flag \(key): is required (any JSON value but null; every rule's value must be of its type)")
         }
+        if let bad = Self.unreadableNumber(def) {
+            throw BuildError(file: file, field: path + ".default", "flag \(key): \(bad) is beyond the range of a number (clients would read infinity)")
+        }
         var rules: [JSON] = []
         if let r = o.raw("rules") {
             guard case .array(let items) = r else { throw BuildError(file: file, field: path + ".rules", "flag \(key): expected an array of rules, found \(r.typeName)") }
@@ -49,6 +52,16 @@ enum FlagsInput {
         if let description { members.append(("description", .string(description))) }
         members += [("default", def), ("rules", .array(rules))]
         return .object(JSONObject(members))
+    }
+
+    /// A number no client can hold (1e400 is valid JSON), anywhere in a value, or nil.
+    static func unreadableNumber(_ v: JSON) -> String? {
+        switch v {
+        case .number(let n): return n.double.isFinite ? nil : "\(n)"
+        case .array(let a): return a.lazy.compactMap(unreadableNumber).first
+        case .object(let o): return o.members.lazy.compactMap { unreadableNumber($0.value) }.first
+        default: return nil
+        }
     }
 
     static func policy(_ platform: String, _ json: JSON?, file: String) throws -> JSON {

@@ -68,6 +68,8 @@ final class FlagsInputTests: XCTestCase {
         (#"{"flags": {}, "updates": {"ios": {"minimum": "3.2", "recommended": "3.1"}}}"#, ["updates.ios.recommended", "below the minimum"]),
         (#"{"flags": {}, "updates": {"iOS": {}}}"#, ["updates.iOS", "lower-case"]),
         (#"{"flags": {"a": {"default": true,}}}"#, ["flags.json:1", "invalid JSON"]),
+        (#"{"flags": {"a": {"default": {"x": [1e400]}}}}"#, ["flags.a.default", "flag a", "1e400 is beyond the range"]),
+        (#"{"flags": {"a": {"default": 1, "rules": [{"value": -1e999}]}}}"#, ["flags.a.rules[0].value", "flag a, rule 1", "beyond the range"]),
     ]
 
     func testEveryMistakeIsAnErrorNamingFileFlagAndRule() throws {
@@ -92,5 +94,16 @@ final class FlagsInputTests: XCTestCase {
             .write(to: good.appendingPathComponent("flags.json"))
         XCTAssertThrowsError(try Build.run(BuildOptions(input: good, output: out, threads: 2, epochSeconds: 1_700_000_001)))
         XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("config/flags.json")), before)
+    }
+
+    func testAFlagsFileLinkedFromOutsideTheInputIsRefused() throws {
+        let input = input("{}")
+        let outside = TestSupport.tempDir("flags-outside").appendingPathComponent("flags.json")
+        try Data(#"{"flags": {"a": {"default": true}}}"#.utf8).write(to: outside)
+        try FileManager.default.removeItem(at: input.appendingPathComponent("flags.json"))
+        try FileManager.default.createSymbolicLink(at: input.appendingPathComponent("flags.json"), withDestinationURL: outside)
+        XCTAssertThrowsError(try build(input)) { e in
+            XCTAssert("\(e)".contains("flags.json: resolves outside the input folder"), "\(e)")
+        }
     }
 }
