@@ -16,6 +16,9 @@ final class CatalogContext: Sendable {
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
     /// by side compress better and share result-store shards).
     let searchOrder: [Int]
+    /// The ranked index's document order: the search order regrouped by category, price range and rating (see
+    /// `rankedOrder`).
+    let rankedOrder: [Int]
     /// Each brand's slug, by its index in the products' brand table, and the stand-in's, computed once per brand
     /// (Foundation's folding is slow, and 100,000 pages ask).
     let brandSlugs: (byIndex: [String], unbranded: String)
@@ -34,6 +37,8 @@ final class CatalogContext: Sendable {
     /// Every sellable product's searchable text together, in search order (the order is part of it): what the seed
     /// indexes' word maps and the ranked index's terms are made from, besides the context (see `fingerprint`).
     let allSearchTextFingerprint: Fingerprint?
+    /// The same in the ranked index's order (its terms are made from the text in that order).
+    let rankedSearchTextFingerprint: Fingerprint?
 
     init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int, previous: PreviousBuild? = nil) {
         self.model = model; self.site = site; self.settings = settings; self.generatedAt = generatedAt; self.threads = threads
@@ -58,14 +63,36 @@ final class CatalogContext: Sendable {
             return h.finish()
         }
         searchOrder = try! order.take()   // (making it cannot fail)
+        rankedOrder = Self.rankedOrder(searchOrder, products, categoryPaths: paths)
         if context != nil, model.textFingerprints.count == products.count {
-            var h = FingerprintHasher("all-search-text")
-            h.add(searchOrder.count)
-            for i in searchOrder { h.add(model.textFingerprints[i]) }
-            allSearchTextFingerprint = h.finish()
+            allSearchTextFingerprint = Self.textFingerprint(searchOrder, model.textFingerprints)
+            rankedSearchTextFingerprint = Self.textFingerprint(rankedOrder, model.textFingerprints)
         } else {
-            allSearchTextFingerprint = nil
+            allSearchTextFingerprint = nil; rankedSearchTextFingerprint = nil
         }
+    }
+
+    private static func textFingerprint(_ order: [Int], _ texts: [Fingerprint]) -> Fingerprint {
+        var h = FingerprintHasher("all-search-text")
+        h.add(order.count)
+        for i in order { h.add(texts[i]) }
+        return h.finish()
+    }
+
+    /// The ranked index's document order: the search order, stably regrouped by category, then price range (the
+    /// search fields' edges, unpriced last), then rating thresholds reached (most first). A filter on any of them is
+    /// then a few runs of documents (at 100k, `price=50..200` downloads 0.5 KB of runs instead of 17.6 KB), and ties
+    /// go to the cheaper, better rated product. A price or rating change moves a product only when it crosses an edge.
+    static func rankedOrder(_ order: [Int], _ products: ProductStore, categoryPaths: [String]) -> [Int] {
+        let categoryRank = ranks(categoryPaths), edges = RankedSearchOutput.priceEdges
+        let keys = order.enumerated().map { position, i -> UInt64 in
+            let p = products[i]
+            let price = p.price.map { x in edges.firstIndex { x.double < $0 } ?? edges.count } ?? edges.count + 1
+            let rating = p.ratingAverage.map { r in RankedSearchOutput.ratingThresholds.filter { r >= $0 }.count } ?? 0
+            let group = UInt64(categoryRank[p.categoryIndex]) << 8 | UInt64(price) << 3 | UInt64(RankedSearchOutput.ratingThresholds.count - rating)
+            return group << 32 | UInt64(position)
+        }
+        return keys.sorted().map { order[Int($0 & 0xffff_ffff)] }
     }
 
     /// The search order: the build before's when it is still this one (no product moved: a price changed), else

@@ -4,8 +4,8 @@ import Indexer
 
 /// `search/`: the ranked, sharded index (see `Indexer/RankedIndex.swift`): BM25F with field weights
 /// name 3 > brand 2 > category 1.5 > description 1, prefix matching on the last term, one-typo tolerance.
-/// Documents are stored in brand, category, name order, so the results of a query (similar products, often of one
-/// brand) usually sit in one result-store shard.
+/// Documents are numbered in the context's `rankedOrder` (category, price range, rating, then brand and name), so
+/// a filter on any of those is a few runs of documents and similar products sit in neighbouring result-store shards.
 struct RankedSearchOutput: CatalogOutput {
     /// The field weights of every document (the Search article, Indexer.docc); the one place they are set.
     static let weights = (name: 3.0, brand: 2.0, category: 1.5, description: 1.0)
@@ -95,6 +95,7 @@ struct RankedSearchOutput: CatalogOutput {
     /// What results can be filtered, counted and sorted by (the Search article): brand and category values, price ranges,
     /// rating thresholds, stock; sorted by price either way or by rating; a browse (a filter with no words) by rating.
     static let priceEdges: [Double] = [25, 50, 100, 200, 500, 1000]
+    static let ratingThresholds: [Double] = [1, 2, 3, 4]
     static func fields(_ c: CatalogContext) -> SearchFields {
         // Category filters use the category's path (names repeat: "Other"); its name is the label.
         var categories: [String: String] = [:]
@@ -103,7 +104,7 @@ struct RankedSearchOutput: CatalogOutput {
             SearchField(name: "brand", label: "Brand", facet: .value),
             SearchField(name: "category", label: "Category", facet: .value),
             SearchField(name: "price", label: "Price", facet: .ranges(priceEdges), sortable: true),
-            SearchField(name: "rating", label: "Rating", facet: .atLeast([1, 2, 3, 4]), sortable: true),
+            SearchField(name: "rating", label: "Rating", facet: .atLeast(ratingThresholds), sortable: true),
             SearchField(name: "inStock", label: "In stock", facet: .value),
         ], sorts: [
             SearchSort(name: "price", label: "Price: low to high", field: "price", descending: false),
@@ -124,7 +125,7 @@ struct RankedSearchOutput: CatalogOutput {
     }
 
     static func documents(_ c: CatalogContext) -> RankedIndexBuilder.Source {
-        let order = c.searchOrder, products = c.model.products
+        let order = c.rankedOrder, products = c.model.products
         let w = Self.weights
         return .init(count: order.count, document: { k in
             let p = products[order[k]]
@@ -157,12 +158,12 @@ struct RankedSearchOutput: CatalogOutput {
         let docs = Self.documents(c), builder = RankedIndexBuilder(), threads = c.threads
         // Term shards and vocabulary depend on the documents' text alone: when it is as it was, they stay as they are
         // in the output (found through the earlier meta file) and only the result store and the meta file are made.
-        let textKey = c.allSearchTextFingerprint.flatMap { text in c.fingerprint("ranked-terms", products: EmptyCollection()) { $0.add(text) } }
+        let textKey = c.rankedSearchTextFingerprint.flatMap { text in c.fingerprint("ranked-terms", products: EmptyCollection()) { $0.add(text) } }
         var kept: [OutputFile] = []
         var out: RankedIndexBuilder.Output
         // A result-store group made from the same stored objects as one in the output is kept (found by the fingerprint
         // of its first slice; each slice's fingerprint is the group's and its number).
-        let order = c.searchOrder
+        let order = c.rankedOrder
         // (Its place is not in its text: a group whose documents moved with a product added before them is kept.)
         let sliceKey = { (r: Range<Int>, k: Int) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.count); $0.add(k) } }
         let keptStore = { (r: Range<Int>) -> String? in
