@@ -340,7 +340,23 @@ function find(key, list) {
 
 const queryWords = (m, text) => { const stop = new Set(m.analyzer.stopWords); return words(text).filter((w) => !stop.has(w)); };
 
-/** `[score, count, gap…, score, count, gap…]`: each group's documents as gaps from 0 → Map document → score. */
+/**
+ * A posting list's numbers (PostingText.swift): each is q × 32 + r, r one character 0-9 a-v, q before it in base 26
+ * as letters A-Z (none when 0).
+ */
+function postingNumbers(text) {
+  const out = [];
+  let q = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 65 && c <= 90) { q = q * 26 + (c - 65); continue; }
+    const r = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 118 ? c - 87 : 0;
+    out.push(q * 32 + r); q = 0;
+  }
+  return out;
+}
+
+/** `[score, count, gap…, score, count, gap…]` (a list's numbers): each group's documents as gaps from 0 → Map document → score. */
 function decodeGroups(flat) {
   const out = new Map();
   let k = 0;
@@ -404,7 +420,7 @@ async function expansions(m, prefix) {
   const shards = await termShards(m, meets);
   const found = [];
   for (const j of await Promise.all(shards.map((s) => file(s.path)))) {
-    j.terms.forEach((t, i) => { if (t !== prefix && startsWith(t, prefix)) found.push([t, documentCount(j.postings[i])]); });
+    j.terms.forEach((t, i) => { if (t !== prefix && startsWith(t, prefix)) found.push([t, documentCount(postingNumbers(j.postings[i] ?? ""))]); });
   }
   found.sort((a, b) => (a[1] !== b[1] ? b[1] - a[1] : byteOrder(a[0], b[0])));
   return found.slice(0, m.query.prefixExpansions).map((e) => e[0]);
@@ -466,8 +482,8 @@ async function termPostings(m, term) {
   if (!shard) return null;
   const j = await file(shard.path);
   const k = find(term, j.terms);
-  if (k < 0 || !Array.isArray(j.postings[k])) return null;
-  return { scores: decodeGroups(j.postings[k]), secondary: (j.secondary ?? []).includes(k) };
+  if (k < 0 || typeof j.postings[k] !== "string") return null;
+  return { scores: decodeGroups(postingNumbers(j.postings[k])), secondary: (j.secondary ?? []).includes(k) };
 }
 
 // Fields (Query+Fields.swift): filters and facet counts from the facet shards, sorted orders from the sort chunks,

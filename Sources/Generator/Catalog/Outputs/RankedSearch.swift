@@ -15,7 +15,7 @@ struct RankedSearchOutput: CatalogOutput {
         summary: "Ranked search: ranking settings, analyzer, the lists of term, vocabulary and store files, facets and sorts.",
         schema: metaSchema)
     static let metaSchema = Schema.object([
-        "format": Schema.integer(min: 3), "documents": Schema.nonNegativeInteger, "terms": Schema.nonNegativeInteger,
+        "format": Schema.integer(min: 4), "documents": Schema.nonNegativeInteger, "terms": Schema.nonNegativeInteger,
         "ranking": Schema.object(["model": Schema.string, "k1": Schema.number, "b": Schema.number, "scoreScale": Schema.number,
                                   "scoreStep": Schema.number(min: 0), "fieldWeights": Schema.map(Schema.number(min: 0))]),
         "analyzer": Schema.object(["stopWords": Schema.array(Schema.string), "minimumLength": Schema.integer(min: 1), "stemming": Schema.string, "folding": Schema.string]),
@@ -38,9 +38,9 @@ struct RankedSearchOutput: CatalogOutput {
     static let shardEntry = Schema.object(["first": Schema.string, "last": Schema.string, "path": Schema.relativePath])
     static let terms = OutputKind(
         name: "search-terms", pathTemplate: "search/terms/{hash}.json",
-        summary: "A term shard: sorted terms, their postings as groups [score, count, document gap…], and the terms no first field has.",
+        summary: "A term shard: sorted terms, their postings as text (groups score, count, document gap…), and the terms no first field has.",
         schema: Schema.object(["terms": Schema.array(Schema.nonEmptyString, minItems: 1),
-                               "postings": Schema.array(.obj(["type": "array", "items": Schema.nonNegativeInteger, "minItems": 3])),
+                               "postings": Schema.array(.obj(["type": "string", "pattern": "^[0-9A-Za-v]+$", "minLength": 3])),
                                "secondary": Schema.array(Schema.nonNegativeInteger)]))
     static let vocabulary = OutputKind(
         name: "search-vocabulary", pathTemplate: "search/vocab/{length}-{hash}.json",
