@@ -16,8 +16,7 @@ final class CatalogContext: Sendable {
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
     /// by side compress better and share result-store shards).
     let searchOrder: [Int]
-    /// The ranked index's document order: the search order regrouped by category, price range and rating (see
-    /// `rankedOrder`).
+    /// The ranked index's document order: the search order regrouped by category (see `rankedOrder`).
     let rankedOrder: [Int]
     /// Each brand's slug, by its index in the products' brand table, and the stand-in's, computed once per brand
     /// (Foundation's folding is slow, and 100,000 pages ask).
@@ -79,18 +78,14 @@ final class CatalogContext: Sendable {
         return h.finish()
     }
 
-    /// The ranked index's document order: the search order, stably regrouped by category, then price range (the
-    /// search fields' edges, unpriced last), then rating thresholds reached (most first). A filter on any of them is
-    /// then a few runs of documents (at 100k, `price=50..200` downloads 0.5 KB of runs instead of 17.6 KB), and ties
-    /// go to the cheaper, better rated product. A price or rating change moves a product only when it crosses an edge.
+    /// The ranked index's document order: the search order, stably regrouped by category path (so category, then
+    /// brand, name and id). Each category is then one run of documents, and a query's matches in one category sit
+    /// in neighbouring result-store shards. It depends on no price or rating: a price change, the most frequent one,
+    /// moves no document (apps sync the term shards, which a renumbering would rewrite).
     static func rankedOrder(_ order: [Int], _ products: ProductStore, categoryPaths: [String]) -> [Int] {
-        let categoryRank = ranks(categoryPaths), edges = RankedSearchOutput.priceEdges
+        let categoryRank = ranks(categoryPaths)
         let keys = order.enumerated().map { position, i -> UInt64 in
-            let p = products[i]
-            let price = p.price.map { x in edges.firstIndex { x.double < $0 } ?? edges.count } ?? edges.count + 1
-            let rating = p.ratingAverage.map { r in RankedSearchOutput.ratingThresholds.filter { r >= $0 }.count } ?? 0
-            let group = UInt64(categoryRank[p.categoryIndex]) << 8 | UInt64(price) << 3 | UInt64(RankedSearchOutput.ratingThresholds.count - rating)
-            return group << 32 | UInt64(position)
+            UInt64(categoryRank[products[i].categoryIndex]) << 32 | UInt64(position)
         }
         return keys.sorted().map { order[Int($0 & 0xffff_ffff)] }
     }

@@ -4,8 +4,8 @@ import Indexer
 
 /// `search/`: the ranked, sharded index (see `Indexer/RankedIndex.swift`): BM25F with field weights
 /// name 3 > brand 2 > category 1.5 > description 1, prefix matching on the last term, one-typo tolerance.
-/// Documents are numbered in the context's `rankedOrder` (category, price range, rating, then brand and name), so
-/// a filter on any of those is a few runs of documents and similar products sit in neighbouring result-store shards.
+/// Documents are numbered in the context's `rankedOrder` (category, then brand and name), so each category is
+/// one run of documents and similar products sit in neighbouring result-store shards.
 struct RankedSearchOutput: CatalogOutput {
     /// The field weights of every document (the Search article, Indexer.docc); the one place they are set.
     static let weights = (name: 3.0, brand: 2.0, category: 1.5, description: 1.0)
