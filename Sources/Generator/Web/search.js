@@ -498,9 +498,9 @@ function facetEntry(m, field) {
   return e;
 }
 
-/** Runs `[gap, length, …]` as documents. */
-function decodeRuns(flat) {
-  const out = [];
+/** Runs `gap, length, …` (a string of posting numbers) as documents. */
+function decodeRuns(text) {
+  const flat = postingNumbers(text), out = [];
   for (let k = 0, end = 0; k + 1 < flat.length; k += 2) {
     const start = end + flat[k], n = flat[k + 1];
     for (let d = start; d < start + n; d++) out.push(d);
@@ -509,8 +509,9 @@ function decodeRuns(flat) {
   return out;
 }
 
-/** How many documents of the runs `[gap, length, …]` are in `docs` (without listing them). */
-function countRuns(flat, docs) {
+/** How many documents of the runs `gap, length, …` (a string of posting numbers) are in `docs` (without listing them). */
+function countRuns(text, docs) {
+  const flat = postingNumbers(text);
   let n = 0;
   for (let k = 0, end = 0; k + 1 < flat.length; k += 2) {
     const start = end + flat[k];
@@ -526,7 +527,7 @@ async function facetDocuments(entry, value) {
   if (!shard) return [];
   const j = await file(shard.path);
   const k = find(value, j.values);
-  return k < 0 ? [] : decodeRuns(j.postings[k] ?? []);
+  return k < 0 ? [] : decodeRuns(j.postings[k] ?? "");
 }
 
 /**
@@ -610,7 +611,7 @@ async function facetCounts(m, docs, asked) {
     const values = [];
     for (const j of await Promise.all(entry.shards.map((s) => file(s.path)))) {
       j.values.forEach((value, k) => {
-        const count = countRuns(j.postings[k] ?? [], docs);
+        const count = countRuns(j.postings[k] ?? "", docs);
         const label = j.labels?.[k];
         if (count > 0) values.push({ value, label: typeof label === "string" ? label : value, count });
       });

@@ -69,10 +69,10 @@ struct RankedSearchOutput: CatalogOutput {
     static let termDirectorySchema = Schema.object(["entries": Schema.array(shardEntry, minItems: 1)])
     static let facet = OutputKind(
         name: "search-facet", pathTemplate: "search/facets/{hash}.json",
-        summary: "A facet shard: values of one field in byte order and their documents as runs [gap, length, …].", schema: facetSchema)
+        summary: "A facet shard: values of one field in byte order and their documents as runs (gap, length, … as text).", schema: facetSchema)
     static let facetSchema = Schema.object([
         "field": Schema.nonEmptyString, "values": Schema.array(Schema.string, minItems: 1),
-        "postings": Schema.array(.obj(["type": "array", "items": Schema.nonNegativeInteger, "minItems": 2])),
+        "postings": Schema.array(.obj(["type": "string", "pattern": "^[0-9A-Za-v]+$", "minLength": 2])),
         "labels": Schema.optional(Schema.array(Schema.string)),
     ])
     static let sortChunk = OutputKind(
