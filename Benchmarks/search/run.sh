@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Search benchmark: the ranked index (search/, format 3) against Pagefind 1.5.2 (pip install pagefind-bin==1.5.2), on
+# Search benchmark: the ranked index (search/, format 4) against Pagefind 1.5.2 (pip install pagefind-bin==1.5.2), on
 # the real corpus (Tests/Data/catalog) and a synth-names catalog of N products (names drawn from the real corpus's
 # vocabulary), side by side in one run. For each corpus it prints:
 #   1. the ranked index's build time (GENERATOR_TRACE=units, the `render search-meta:` line; median of RUNS fresh

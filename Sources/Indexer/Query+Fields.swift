@@ -14,11 +14,12 @@ extension Query {
         return e
     }
 
-    /// Runs `[gap, length, …]` as documents.
-    static func decodeRuns(_ flat: [JSON]) -> [Int] {
+    /// Runs `gap, length, …` (a string of `PostingText` numbers) as documents.
+    static func decodeRuns(_ text: String) -> [Int] {
+        let flat = PostingText.numbers(text)
         var out: [Int] = [], end = 0, k = 0
         while k + 1 < flat.count {
-            let start = end + (flat[k].intValue ?? 0), n = flat[k + 1].intValue ?? 0
+            let start = end + flat[k], n = flat[k + 1]
             out.append(contentsOf: start..<(start + n))
             end = start + n; k += 2
         }
@@ -30,7 +31,7 @@ extension Query {
         guard let shard = Self.shard(Self.shards(entry["shards"]), value) else { return [] }
         let j = try file(shard.path)
         guard let k = Self.find(value, in: j["values"]?.arrayValue ?? []) else { return [] }
-        return Self.decodeRuns(j["postings"]?[k]?.arrayValue ?? [])
+        return Self.decodeRuns(j["postings"]?[k]?.stringValue ?? "")
     }
 
     /// The values a filter on one field stands for: itself, or for ranges every range between its two edges.
@@ -85,7 +86,7 @@ extension Query {
                 let j = try file(shard.path)
                 let names = j["values"]?.arrayValue ?? [], labels = j["labels"]?.arrayValue
                 for (k, v) in names.enumerated() {
-                    let n = Self.decodeRuns(j["postings"]?[k]?.arrayValue ?? []).reduce(0) { $0 + (set.contains($1) ? 1 : 0) }
+                    let n = Self.decodeRuns(j["postings"]?[k]?.stringValue ?? "").reduce(0) { $0 + (set.contains($1) ? 1 : 0) }
                     guard n > 0, let v = v.stringValue else { continue }
                     values.append((v, labels?[k].stringValue ?? v, n))
                 }

@@ -33,16 +33,16 @@ extension Query {
         let holds = { (s: Shard) in !RankedIndexBuilder.byteOrder(term, s.first) && !RankedIndexBuilder.byteOrder(s.last, term) }
         if let shard = try termShards(holds).first {
             let j = try file(shard.path)
-            if let k = Self.find(term, in: j["terms"]?.arrayValue ?? []), let flat = j["postings"]?[k]?.arrayValue {
+            if let k = Self.find(term, in: j["terms"]?.arrayValue ?? []), let text = j["postings"]?[k]?.stringValue {
                 let secondary = (j["secondary"]?.arrayValue ?? []).contains { $0.intValue == k }
-                p = TermPostings(scores: Self.decodeGroups(flat.map { $0.intValue ?? 0 }), secondary: secondary)
+                p = TermPostings(scores: Self.decodeGroups(PostingText.numbers(text)), secondary: secondary)
             }
         }
         postingCache[term] = p
         return p
     }
 
-    /// `[score, count, gap…, score, count, gap…]`: each group's documents as gaps from 0.
+    /// `[score, count, gap…, score, count, gap…]` (a list's `PostingText` numbers): each group's documents as gaps from 0.
     static func decodeGroups(_ flat: [Int]) -> [Int: Int] {
         var out: [Int: Int] = [:]
         var k = 0
@@ -56,9 +56,9 @@ extension Query {
     }
 
     /// The number of documents of a posting list as written (the sum of its groups' counts).
-    static func documentCount(_ flat: [JSON]) -> Int {
+    static func documentCount(_ flat: [Int]) -> Int {
         var k = 0, n = 0
-        while k + 1 < flat.count { let c = flat[k + 1].intValue ?? 0; n += c; k += 2 + c }
+        while k + 1 < flat.count { let c = flat[k + 1]; n += c; k += 2 + c }
         return n
     }
 
@@ -72,7 +72,7 @@ extension Query {
             let terms = j["terms"]?.arrayValue ?? []
             for (i, t) in terms.enumerated() {
                 guard let t = t.stringValue, t.hasPrefix(prefix), t != prefix else { continue }
-                found.append((t, Self.documentCount(j["postings"]?[i]?.arrayValue ?? [])))
+                found.append((t, Self.documentCount(PostingText.numbers(j["postings"]?[i]?.stringValue ?? ""))))
             }
         }
         return found.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : RankedIndexBuilder.byteOrder($0.0, $1.0) }.prefix(Self.prefixExpansions).map(\.0)

@@ -110,7 +110,7 @@ public struct RankedIndexBuilder: Sendable {
         let fields = try fieldFiles(docs, folder: folder)
         files += fields.files
         let meta: JSON = .obj([
-            "format": 3,
+            "format": 4,
             "documents": .int(docs.count),
             "terms": .int(t.count),
             "ranking": .obj(["model": "BM25F", "k1": .double(s.k1), "b": .double(s.b), "scoreScale": .double(s.scale),

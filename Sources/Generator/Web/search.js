@@ -340,7 +340,23 @@ function find(key, list) {
 
 const queryWords = (m, text) => { const stop = new Set(m.analyzer.stopWords); return words(text).filter((w) => !stop.has(w)); };
 
-/** `[score, count, gap…, score, count, gap…]`: each group's documents as gaps from 0 → Map document → score. */
+/**
+ * A posting list's numbers (PostingText.swift): each is q × 32 + r, r one character 0-9 a-v, q before it in base 26
+ * as letters A-Z (none when 0).
+ */
+function postingNumbers(text) {
+  const out = [];
+  let q = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 65 && c <= 90) { q = q * 26 + (c - 65); continue; }
+    const r = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 118 ? c - 87 : 0;
+    out.push(q * 32 + r); q = 0;
+  }
+  return out;
+}
+
+/** `[score, count, gap…, score, count, gap…]` (a list's numbers): each group's documents as gaps from 0 → Map document → score. */
 function decodeGroups(flat) {
   const out = new Map();
   let k = 0;
@@ -404,7 +420,7 @@ async function expansions(m, prefix) {
   const shards = await termShards(m, meets);
   const found = [];
   for (const j of await Promise.all(shards.map((s) => file(s.path)))) {
-    j.terms.forEach((t, i) => { if (t !== prefix && startsWith(t, prefix)) found.push([t, documentCount(j.postings[i])]); });
+    j.terms.forEach((t, i) => { if (t !== prefix && startsWith(t, prefix)) found.push([t, documentCount(postingNumbers(j.postings[i] ?? ""))]); });
   }
   found.sort((a, b) => (a[1] !== b[1] ? b[1] - a[1] : byteOrder(a[0], b[0])));
   return found.slice(0, m.query.prefixExpansions).map((e) => e[0]);
@@ -466,8 +482,8 @@ async function termPostings(m, term) {
   if (!shard) return null;
   const j = await file(shard.path);
   const k = find(term, j.terms);
-  if (k < 0 || !Array.isArray(j.postings[k])) return null;
-  return { scores: decodeGroups(j.postings[k]), secondary: (j.secondary ?? []).includes(k) };
+  if (k < 0 || typeof j.postings[k] !== "string") return null;
+  return { scores: decodeGroups(postingNumbers(j.postings[k])), secondary: (j.secondary ?? []).includes(k) };
 }
 
 // Fields (Query+Fields.swift): filters and facet counts from the facet shards, sorted orders from the sort chunks,
@@ -482,9 +498,9 @@ function facetEntry(m, field) {
   return e;
 }
 
-/** Runs `[gap, length, …]` as documents. */
-function decodeRuns(flat) {
-  const out = [];
+/** Runs `gap, length, …` (a string of posting numbers) as documents. */
+function decodeRuns(text) {
+  const flat = postingNumbers(text), out = [];
   for (let k = 0, end = 0; k + 1 < flat.length; k += 2) {
     const start = end + flat[k], n = flat[k + 1];
     for (let d = start; d < start + n; d++) out.push(d);
@@ -493,8 +509,9 @@ function decodeRuns(flat) {
   return out;
 }
 
-/** How many documents of the runs `[gap, length, …]` are in `docs` (without listing them). */
-function countRuns(flat, docs) {
+/** How many documents of the runs `gap, length, …` (a string of posting numbers) are in `docs` (without listing them). */
+function countRuns(text, docs) {
+  const flat = postingNumbers(text);
   let n = 0;
   for (let k = 0, end = 0; k + 1 < flat.length; k += 2) {
     const start = end + flat[k];
@@ -510,7 +527,7 @@ async function facetDocuments(entry, value) {
   if (!shard) return [];
   const j = await file(shard.path);
   const k = find(value, j.values);
-  return k < 0 ? [] : decodeRuns(j.postings[k] ?? []);
+  return k < 0 ? [] : decodeRuns(j.postings[k] ?? "");
 }
 
 /**
@@ -594,7 +611,7 @@ async function facetCounts(m, docs, asked) {
     const values = [];
     for (const j of await Promise.all(entry.shards.map((s) => file(s.path)))) {
       j.values.forEach((value, k) => {
-        const count = countRuns(j.postings[k] ?? [], docs);
+        const count = countRuns(j.postings[k] ?? "", docs);
         const label = j.labels?.[k];
         if (count > 0) values.push({ value, label: typeof label === "string" ? label : value, count });
       });

@@ -80,7 +80,7 @@ enum RankedIndexReading {
             let s = try file(path)
             for (i, term) in (s["terms"]?.arrayValue ?? []).enumerated() {
                 let term = try XCTUnwrap(term.stringValue)
-                let flat = s["postings"]?[i]?.arrayValue?.compactMap(\.intValue) ?? []
+                let flat = try postingNumbers(XCTUnwrap(s["postings"]?[i]?.stringValue, "\(term): a posting list is text"))
                 var list: [Int: Int] = [:], k = 0, last = Int.max
                 while k + 1 < flat.count {
                     let score = flat[k], count = flat[k + 1]
@@ -108,4 +108,17 @@ enum RankedIndexReading {
         let step = Foundation.log(1.06)
         return Int(Foundation.exp((Foundation.log(max(1, score * 100)) / step).rounded() * step).rounded())
     }
+}
+
+/// A posting list's numbers, read independently of `PostingText`: each is q × 32 + r, r one of 0-9 a-v, q before it
+/// in base 26 as A-Z.
+func postingNumbers(_ text: String) throws -> [Int] {
+    let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), digits = Array("0123456789abcdefghijklmnopqrstuv")
+    var out: [Int] = [], q = 0
+    for c in text {
+        if let k = letters.firstIndex(of: c) { q = q * 26 + k; continue }
+        out.append(q * 32 + (try XCTUnwrap(digits.firstIndex(of: c), "\(text): \(c) is not a posting digit"))); q = 0
+    }
+    XCTAssertEqual(q, 0, "\(text): ends in a digit")
+    return out
 }

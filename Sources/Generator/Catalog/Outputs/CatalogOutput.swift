@@ -18,6 +18,8 @@ final class CatalogContext: Sendable {
     /// Product indices in brand, category, name, id order: the order of both search indexes (similar products side
     /// by side compress better and share result-store shards).
     let searchOrder: [Int]
+    /// The ranked index's document order: the search order regrouped by category (see `rankedOrder`).
+    let rankedOrder: [Int]
     /// Each brand's slug, by its index in the products' brand table, and the stand-in's, computed once per brand
     /// (Foundation's folding is slow, and 100,000 pages ask).
     let brandSlugs: (byIndex: [String], unbranded: String)
@@ -36,6 +38,8 @@ final class CatalogContext: Sendable {
     /// Every sellable product's searchable text together, in search order (the order is part of it): what the seed
     /// indexes' word maps and the ranked index's terms are made from, besides the context (see `fingerprint`).
     let allSearchTextFingerprint: Fingerprint?
+    /// The same in the ranked index's order (its terms are made from the text in that order).
+    let rankedSearchTextFingerprint: Fingerprint?
 
     init(model: CatalogModel, site: SiteConfig, settings: CatalogSettings, generatedAt: String, threads: Int, previous: PreviousBuild? = nil,
          hasFlags: Bool = false) {
@@ -61,14 +65,32 @@ final class CatalogContext: Sendable {
             return h.finish()
         }
         searchOrder = try! order.take()   // (making it cannot fail)
+        rankedOrder = Self.rankedOrder(searchOrder, products, categoryPaths: paths)
         if context != nil, model.textFingerprints.count == products.count {
-            var h = FingerprintHasher("all-search-text")
-            h.add(searchOrder.count)
-            for i in searchOrder { h.add(model.textFingerprints[i]) }
-            allSearchTextFingerprint = h.finish()
+            allSearchTextFingerprint = Self.textFingerprint(searchOrder, model.textFingerprints)
+            rankedSearchTextFingerprint = Self.textFingerprint(rankedOrder, model.textFingerprints)
         } else {
-            allSearchTextFingerprint = nil
+            allSearchTextFingerprint = nil; rankedSearchTextFingerprint = nil
         }
+    }
+
+    private static func textFingerprint(_ order: [Int], _ texts: [Fingerprint]) -> Fingerprint {
+        var h = FingerprintHasher("all-search-text")
+        h.add(order.count)
+        for i in order { h.add(texts[i]) }
+        return h.finish()
+    }
+
+    /// The ranked index's document order: the search order, stably regrouped by category path (so category, then
+    /// brand, name and id). Each category is then one run of documents, and a query's matches in one category sit
+    /// in neighbouring result-store shards. It depends on no price or rating: a price change, the most frequent one,
+    /// moves no document (apps sync the term shards, which a renumbering would rewrite).
+    static func rankedOrder(_ order: [Int], _ products: ProductStore, categoryPaths: [String]) -> [Int] {
+        let categoryRank = ranks(categoryPaths)
+        let keys = order.enumerated().map { position, i -> UInt64 in
+            UInt64(categoryRank[products[i].categoryIndex]) << 32 | UInt64(position)
+        }
+        return keys.sorted().map { order[Int($0 & 0xffff_ffff)] }
     }
 
     /// The search order: the build before's when it is still this one (no product moved: a price changed), else

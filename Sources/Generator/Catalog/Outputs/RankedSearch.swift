@@ -4,8 +4,8 @@ import Indexer
 
 /// `search/`: the ranked, sharded index (see `Indexer/RankedIndex.swift`): BM25F with field weights
 /// name 3 > brand 2 > category 1.5 > description 1, prefix matching on the last term, one-typo tolerance.
-/// Documents are stored in brand, category, name order, so the results of a query (similar products, often of one
-/// brand) usually sit in one result-store shard.
+/// Documents are numbered in the context's `rankedOrder` (category, then brand and name), so each category is
+/// one run of documents and similar products sit in neighbouring result-store shards.
 struct RankedSearchOutput: CatalogOutput {
     /// The field weights of every document (the Search article, Indexer.docc); the one place they are set.
     static let weights = (name: 3.0, brand: 2.0, category: 1.5, description: 1.0)
@@ -15,7 +15,7 @@ struct RankedSearchOutput: CatalogOutput {
         summary: "Ranked search: ranking settings, analyzer, the lists of term, vocabulary and store files, facets and sorts.",
         schema: metaSchema)
     static let metaSchema = Schema.object([
-        "format": Schema.integer(min: 3), "documents": Schema.nonNegativeInteger, "terms": Schema.nonNegativeInteger,
+        "format": Schema.integer(min: 4), "documents": Schema.nonNegativeInteger, "terms": Schema.nonNegativeInteger,
         "ranking": Schema.object(["model": Schema.string, "k1": Schema.number, "b": Schema.number, "scoreScale": Schema.number,
                                   "scoreStep": Schema.number(min: 0), "fieldWeights": Schema.map(Schema.number(min: 0))]),
         "analyzer": Schema.object(["stopWords": Schema.array(Schema.string), "minimumLength": Schema.integer(min: 1), "stemming": Schema.string, "folding": Schema.string]),
@@ -38,9 +38,9 @@ struct RankedSearchOutput: CatalogOutput {
     static let shardEntry = Schema.object(["first": Schema.string, "last": Schema.string, "path": Schema.relativePath])
     static let terms = OutputKind(
         name: "search-terms", pathTemplate: "search/terms/{hash}.json",
-        summary: "A term shard: sorted terms, their postings as groups [score, count, document gap…], and the terms no first field has.",
+        summary: "A term shard: sorted terms, their postings as text (groups score, count, document gap…), and the terms no first field has.",
         schema: Schema.object(["terms": Schema.array(Schema.nonEmptyString, minItems: 1),
-                               "postings": Schema.array(.obj(["type": "array", "items": Schema.nonNegativeInteger, "minItems": 3])),
+                               "postings": Schema.array(.obj(["type": "string", "pattern": "^[0-9A-Za-v]+$", "minLength": 3])),
                                "secondary": Schema.array(Schema.nonNegativeInteger)]))
     static let vocabulary = OutputKind(
         name: "search-vocabulary", pathTemplate: "search/vocab/{length}-{hash}.json",
@@ -69,10 +69,10 @@ struct RankedSearchOutput: CatalogOutput {
     static let termDirectorySchema = Schema.object(["entries": Schema.array(shardEntry, minItems: 1)])
     static let facet = OutputKind(
         name: "search-facet", pathTemplate: "search/facets/{hash}.json",
-        summary: "A facet shard: values of one field in byte order and their documents as runs [gap, length, …].", schema: facetSchema)
+        summary: "A facet shard: values of one field in byte order and their documents as runs (gap, length, … as text).", schema: facetSchema)
     static let facetSchema = Schema.object([
         "field": Schema.nonEmptyString, "values": Schema.array(Schema.string, minItems: 1),
-        "postings": Schema.array(.obj(["type": "array", "items": Schema.nonNegativeInteger, "minItems": 2])),
+        "postings": Schema.array(.obj(["type": "string", "pattern": "^[0-9A-Za-v]+$", "minLength": 2])),
         "labels": Schema.optional(Schema.array(Schema.string)),
     ])
     static let sortChunk = OutputKind(
@@ -95,6 +95,7 @@ struct RankedSearchOutput: CatalogOutput {
     /// What results can be filtered, counted and sorted by (the Search article): brand and category values, price ranges,
     /// rating thresholds, stock; sorted by price either way or by rating; a browse (a filter with no words) by rating.
     static let priceEdges: [Double] = [25, 50, 100, 200, 500, 1000]
+    static let ratingThresholds: [Double] = [1, 2, 3, 4]
     static func fields(_ c: CatalogContext) -> SearchFields {
         // Category filters use the category's path (names repeat: "Other"); its name is the label.
         var categories: [String: String] = [:]
@@ -103,7 +104,7 @@ struct RankedSearchOutput: CatalogOutput {
             SearchField(name: "brand", label: "Brand", facet: .value),
             SearchField(name: "category", label: "Category", facet: .value),
             SearchField(name: "price", label: "Price", facet: .ranges(priceEdges), sortable: true),
-            SearchField(name: "rating", label: "Rating", facet: .atLeast([1, 2, 3, 4]), sortable: true),
+            SearchField(name: "rating", label: "Rating", facet: .atLeast(ratingThresholds), sortable: true),
             SearchField(name: "inStock", label: "In stock", facet: .value),
         ], sorts: [
             SearchSort(name: "price", label: "Price: low to high", field: "price", descending: false),
@@ -124,7 +125,7 @@ struct RankedSearchOutput: CatalogOutput {
     }
 
     static func documents(_ c: CatalogContext) -> RankedIndexBuilder.Source {
-        let order = c.searchOrder, products = c.model.products
+        let order = c.rankedOrder, products = c.model.products
         let w = Self.weights
         return .init(count: order.count, document: { k in
             let p = products[order[k]]
@@ -157,12 +158,12 @@ struct RankedSearchOutput: CatalogOutput {
         let docs = Self.documents(c), builder = RankedIndexBuilder(), threads = c.threads
         // Term shards and vocabulary depend on the documents' text alone: when it is as it was, they stay as they are
         // in the output (found through the earlier meta file) and only the result store and the meta file are made.
-        let textKey = c.allSearchTextFingerprint.flatMap { text in c.fingerprint("ranked-terms", products: EmptyCollection()) { $0.add(text) } }
+        let textKey = c.rankedSearchTextFingerprint.flatMap { text in c.fingerprint("ranked-terms", products: EmptyCollection()) { $0.add(text) } }
         var kept: [OutputFile] = []
         var out: RankedIndexBuilder.Output
         // A result-store group made from the same stored objects as one in the output is kept (found by the fingerprint
         // of its first slice; each slice's fingerprint is the group's and its number).
-        let order = c.searchOrder
+        let order = c.rankedOrder
         // (Its place is not in its text: a group whose documents moved with a product added before them is kept.)
         let sliceKey = { (r: Range<Int>, k: Int) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.count); $0.add(k) } }
         let keptStore = { (r: Range<Int>) -> String? in

