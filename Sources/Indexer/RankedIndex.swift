@@ -107,7 +107,7 @@ public struct RankedIndexBuilder: Sendable {
         var files = t.files
         let store = try self.store(docs, folder: folder, keptStore: keptStore)
         files += store.files
-        let fields = try fieldFiles(docs, folder: folder)
+        let fields = try fieldFiles(docs, folder: folder, threads: threads)
         files += fields.files
         let meta: JSON = .obj([
             "format": 3,
