@@ -168,8 +168,9 @@ struct RankedSearchOutput: CatalogOutput {
         // (Its place is not in its text: a group whose documents moved with a product added before them is kept.)
         let sliceKey = { (r: Range<Int>, k: Int) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.count); $0.add(k) } }
         let keptStore = { (r: Range<Int>) -> String? in
-            guard let previous = c.previous, let key = sliceKey(r, 0), let path = previous.path(madeFrom: key, in: "search/store/"),
-                  path.hasSuffix("-0.json") else { return nil }
+            // (No release in the output, no cache to look in: no key made.)
+            guard let previous = c.previous, previous.tree != nil, let key = sliceKey(r, 0),
+                  let path = previous.path(madeFrom: key, in: "search/store/"), path.hasSuffix("-0.json") else { return nil }
             return String(path.dropFirst("search/store/".count).dropLast("-0.json".count))
         }
         if let textKey, let earlier = c.previous, let terms = Self.earlierTerms(earlier, textKey) {
