@@ -14,13 +14,21 @@ extension RankedIndexBuilder {
     /// One field's facet shards or sort chunks: its files, and its entry in the meta file's `facets` or `orders`.
     typealias FieldPart = (files: [(path: String, text: [UInt8])], entry: JSON)
 
-    /// The values are read in parallel chunks of documents, then each field's facet and sort made as a task of its own;
+    /// The values are read in parallel, then each field's facet and sort made as a task of its own;
     /// parts are collected by field, so the output never depends on the thread count.
     func fieldFiles(_ docs: Source, folder: String, threads: Int = 1) throws -> FieldFiles {
         var out = FieldFiles()
         let fields = docs.fields
         guard !fields.fields.isEmpty, let value = docs.value else { return out }
-        let values = fields.fields.indices.map { f in Chunks.map(docs.count, threads: threads) { value($0, f) } }
+        // A document's fields read one after another (its record is at hand for all of them), in parallel chunks of
+        // documents; then one array per field, in document order.
+        let chunks = Chunks.partials(docs.count, threads: threads) { range -> [[SearchValue?]] in
+            var columns = [[SearchValue?]](repeating: [], count: fields.fields.count)
+            for f in columns.indices { columns[f].reserveCapacity(range.count) }
+            for d in range { for f in columns.indices { columns[f].append(value(d, f)) } }
+            return columns
+        }
+        let values = fields.fields.indices.map { f in chunks.flatMap { $0[f] } }
         // (field, sort?): a field's facet and its sort are separate tasks.
         var tasks: [(Int, Bool)] = []
         for (f, field) in fields.fields.enumerated() {
