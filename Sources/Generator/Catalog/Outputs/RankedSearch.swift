@@ -192,32 +192,33 @@ struct RankedSearchOutput: CatalogOutput {
         }
         // In the order a full build gives (openapi.json takes the first file of each kind as its example): term and
         // vocabulary files, the store's shards in document order, the meta file.
-        var made: [String: [UInt8]] = [:]
+        // The slices of the groups this build made, in the order the builder lists them (group by group).
+        var made: [(path: String, text: [UInt8])] = []
         var files = kept
         files.reserveCapacity(kept.count + out.files.count + 8)
         for (path, text) in out.files {
             let kind = Self.kind(path)
-            if kind === Self.store { made[path] = text }
-            else if kind === Self.terms || kind === Self.vocabulary || kind === Self.termDirectory { files.append(Self.file(path, text, textKey)) }
-            else if kind !== Self.meta { files.append(Self.file(path, text, nil)) }
+            if kind === Self.store { made.append((path, text)) }
+            else if kind === Self.terms || kind === Self.vocabulary || kind === Self.termDirectory { files.append(Self.file(path, kind, text, textKey)) }
+            else if kind !== Self.meta { files.append(Self.file(path, kind, text, nil)) }
         }
         Self.storeFiles(c, out.store, made: made, docs: docs, builder: builder, into: &files)
         let meta = out.files.last { $0.path == out.metaPath }!
-        files.append(Self.file(meta.path, meta.text, nil))
+        files.append(Self.file(meta.path, Self.meta, meta.text, nil))
         files += try WebSearch.files(folder: "search", name: "search", title: "Search \(c.site.siteName)")
         return files
     }
 
-    static func file(_ path: String, _ text: [UInt8], _ fingerprint: Fingerprint?) -> OutputFile {
+    static func file(_ path: String, _ kind: OutputKind, _ text: [UInt8], _ fingerprint: Fingerprint?) -> OutputFile {
         // Already text (its name is a hash of it): checked against the kind's schema from these bytes.
-        var f = OutputFile(path: path, kind: Self.kind(path), weight: text.count / 64) { $0.raw(text) }
+        var f = OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
         f.fingerprint = fingerprint
         return f
     }
 
     /// The result store's slices in document order, each with its fingerprint (its group's products, their count and
-    /// the slice's number: see `render`'s `sliceKey`); `made`: the slices of the groups made by this build.
-    static func storeFiles(_ c: CatalogContext, _ groups: [(name: String, documents: Range<Int>, kept: Bool)], made: [String: [UInt8]],
+    /// the slice's number: see `render`'s `sliceKey`); `made`: the slices of the groups made by this build, in order.
+    static func storeFiles(_ c: CatalogContext, _ groups: [(name: String, documents: Range<Int>, kept: Bool)], made: [(path: String, text: [UInt8])],
                            docs: RankedIndexBuilder.Source, builder: RankedIndexBuilder, into files: inout [OutputFile]) {
         let order = c.searchOrder, slice = builder.settings.storeSliceSize
         // Groups in parallel (25,000 slices of 100,000 products), each group's products read once for all its slices.
@@ -225,11 +226,11 @@ struct RankedSearchOutput: CatalogOutput {
             let r = groups[g].documents
             return c.fingerprints("ranked-store", products: order[r], count: (r.count + slice - 1) / slice) { $0.add(r.count); $0.add($1) }
         }
-        var keptGroups = 0
+        var keptGroups = 0, next = 0
         for (g, (name, r, wasKept)) in groups.enumerated() {
             for k in 0..<((r.count + slice - 1) / slice) {
                 let path = "search/store/\(name)-\(k).json", key = keys[g]?[k]
-                if !wasKept, let text = made[path] { files.append(file(path, text, key)); continue }
+                if !wasKept, next < made.count, made[next].path == path { files.append(file(path, store, made[next].text, key)); next += 1; continue }
                 // Kept: made again only if the output no longer has it as it was; made, it must be the text its name says.
                 var f = OutputFile(path: path, kind: Self.store, weight: 1) { text in
                     let (made, slices) = try builder.groupSlices(docs, r)
