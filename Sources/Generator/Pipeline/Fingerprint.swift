@@ -73,15 +73,5 @@ struct FingerprintHasher {
         buffer.append(contentsOf: bytes)
     }
 
-    /// Parts written once for several hashers: adding them is the same as adding each of their parts.
-    struct Parts {
-        fileprivate var hasher = FingerprintHasher(parts: ())
-        mutating func add(_ f: Fingerprint) { hasher.add(f) }
-    }
-    /// A hasher of no domain, for `Parts`.
-    private init(parts: Void) {}
-
-    mutating func add(_ parts: Parts) { buffer.append(contentsOf: parts.hasher.buffer) }
-
     func finish() -> Fingerprint { Fingerprint(digest: SHA256.hash(data: buffer[...])) }
 }

@@ -166,21 +166,6 @@ final class CatalogContext: Sendable {
         return h.finish()
     }
 
-    /// The fingerprints of `count` files of one kind made from the same products, file k's own parts `parts(&h, k)`:
-    /// each the one `fingerprint(kind, products:) { parts(&$0, k) }` gives, the products read once for all.
-    func fingerprints(_ kind: String, products: some Sequence<Int>, count: Int, _ parts: (inout FingerprintHasher, Int) -> Void) -> [Fingerprint]? {
-        guard let context = contextFingerprint else { return nil }
-        var shared = FingerprintHasher.Parts()
-        for i in products { shared.add(model.productFingerprints[i]) }
-        return (0..<count).map { k in
-            var h = FingerprintHasher(kind)
-            h.add(context)
-            parts(&h, k)
-            h.add(shared)
-            return h.finish()
-        }
-    }
-
     func brandName(_ p: Product) -> String { p.brand ?? model.unbrandedName }
     func brandSlug(_ p: Product) -> String { p.brandIndex < 0 ? brandSlugs.unbranded : brandSlugs.byIndex[p.brandIndex] }
     func categoryName(_ p: Product) -> String { categoryNodes[p.categoryIndex]?.name ?? p.categoryId }

@@ -166,7 +166,7 @@ struct RankedSearchOutput: CatalogOutput {
         // of its first slice; each slice's fingerprint is the group's and its number).
         let order = c.searchOrder
         // (Its place is not in its text: a group whose documents moved with a product added before them is kept.)
-        let sliceKey = { (r: Range<Int>, k: Int) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.count); $0.add(k) } }
+        let sliceKey = { (r: Range<Int>, k: Int) in Self.sliceKey(Self.groupKey(c, order[r]), k) }
         let keptStore = { (r: Range<Int>) -> String? in
             // (No release in the output, no cache to look in: no key made.)
             guard let previous = c.previous, previous.tree != nil, let key = sliceKey(r, 0),
@@ -217,19 +217,19 @@ struct RankedSearchOutput: CatalogOutput {
     }
 
     /// The result store's slices in document order, each with its fingerprint (its group's products, their count and
-    /// the slice's number: see `render`'s `sliceKey`); `made`: the slices of the groups made by this build, in order.
+    /// the slice's number: see `sliceKey`); `made`: the slices of the groups made by this build, in order.
     static func storeFiles(_ c: CatalogContext, _ groups: [(name: String, documents: Range<Int>, kept: Bool)], made: [(path: String, text: [UInt8])],
                            docs: RankedIndexBuilder.Source, builder: RankedIndexBuilder, into files: inout [OutputFile]) {
         let order = c.searchOrder, slice = builder.settings.storeSliceSize
-        // Groups in parallel (25,000 slices of 100,000 products), each group's products read once for all its slices.
+        // Groups in parallel (25,000 slices of 100,000 products), each group's products hashed once for all its slices.
         let keys = Parallel.map(groups.count, threads: c.threads) { g in
-            let r = groups[g].documents
-            return c.fingerprints("ranked-store", products: order[r], count: (r.count + slice - 1) / slice) { $0.add(r.count); $0.add($1) }
+            let r = groups[g].documents, group = groupKey(c, order[r])
+            return (0..<((r.count + slice - 1) / slice)).map { sliceKey(group, $0) }
         }
         var keptGroups = 0, next = 0
         for (g, (name, r, wasKept)) in groups.enumerated() {
             for k in 0..<((r.count + slice - 1) / slice) {
-                let path = "search/store/\(name)-\(k).json", key = keys[g]?[k]
+                let path = "search/store/\(name)-\(k).json", key = keys[g][k]
                 if !wasKept, next < made.count, made[next].path == path { files.append(file(path, store, made[next].text, key)); next += 1; continue }
                 // Kept: made again only if the output no longer has it as it was; made, it must be the text its name says.
                 var f = OutputFile(path: path, kind: Self.store, weight: 1) { text in
@@ -243,6 +243,20 @@ struct RankedSearchOutput: CatalogOutput {
             if wasKept { keptGroups += 1 }
         }
         if keptGroups > 0 { c.previous?.note("search/store/: \(keptGroups) of \(groups.count) result-store groups kept from the build before") }
+    }
+
+    /// A result-store group's fingerprint: its products (their stored objects) and how many they are.
+    static func groupKey(_ c: CatalogContext, _ products: ArraySlice<Int>) -> Fingerprint? {
+        c.fingerprint("ranked-store", products: products) { $0.add(products.count) }
+    }
+
+    /// A slice's fingerprint: its group's and its number (a hash of a few bytes: a group's products are hashed once,
+    /// not once per slice).
+    static func sliceKey(_ group: Fingerprint?, _ k: Int) -> Fingerprint? {
+        guard let group else { return nil }
+        var h = FingerprintHasher("ranked-store-slice")
+        h.add(group); h.add(k)
+        return h.finish()
     }
 
     /// The terms of the earlier build, when its term files were made from the same text (their fingerprint) and its
