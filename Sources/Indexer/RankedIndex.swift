@@ -105,9 +105,9 @@ public struct RankedIndexBuilder: Sendable {
         let t = try terms ?? self.terms(docs, folder: folder, threads: threads)
         let s = settings
         var files = t.files
-        let store = try self.store(docs, folder: folder, keptStore: keptStore)
+        let store = try self.store(docs, folder: folder, threads: threads, keptStore: keptStore)
         files += store.files
-        let fields = try fieldFiles(docs, folder: folder)
+        let fields = try fieldFiles(docs, folder: folder, threads: threads)
         files += fields.files
         let meta: JSON = .obj([
             "format": 4,

@@ -11,22 +11,41 @@ extension RankedIndexBuilder {
         var sorts: [JSON] = []
     }
 
-    func fieldFiles(_ docs: Source, folder: String) throws -> FieldFiles {
+    /// One field's facet shards or sort chunks: its files, and its entry in the meta file's `facets` or `orders`.
+    typealias FieldPart = (files: [(path: String, text: [UInt8])], entry: JSON)
+
+    /// The values are read in parallel, then each field's facet and sort made as a task of its own;
+    /// parts are collected by field, so the output never depends on the thread count.
+    func fieldFiles(_ docs: Source, folder: String, threads: Int = 1) throws -> FieldFiles {
         var out = FieldFiles()
         let fields = docs.fields
         guard !fields.fields.isEmpty, let value = docs.value else { return out }
+        // A document's fields read one after another (its record is at hand for all of them), in parallel chunks of
+        // documents; then one array per field, in document order.
+        let chunks = Chunks.partials(docs.count, threads: threads) { range -> [[SearchValue?]] in
+            var columns = [[SearchValue?]](repeating: [], count: fields.fields.count)
+            for f in columns.indices { columns[f].reserveCapacity(range.count) }
+            for d in range { for f in columns.indices { columns[f].append(value(d, f)) } }
+            return columns
+        }
+        let values = fields.fields.indices.map { f in chunks.flatMap { $0[f] } }
+        // (field, sort?): a field's facet and its sort are separate tasks.
+        var tasks: [(Int, Bool)] = []
         for (f, field) in fields.fields.enumerated() {
-            let values = (0..<docs.count).map { value($0, f) }
-            if let facet = field.facet {
-                let (files, entry) = try facetShards(field, facet, values, labels: fields.labels[field.name], folder: folder)
-                out.files += files
-                out.facets.append(entry)
+            if field.facet != nil { tasks.append((f, false)) }
+            if field.sortable { tasks.append((f, true)) }
+        }
+        let parts = Chunks.map(tasks.count, threads: threads) { k -> Result<FieldPart, Error> in
+            let (f, sort) = tasks[k], field = fields.fields[f]
+            return Result {
+                if sort { return try sortChunks(values[f], folder: folder, field: field.name) }
+                return try facetShards(field, field.facet!, values[f], labels: fields.labels[field.name], folder: folder)
             }
-            if field.sortable {
-                let (files, path) = try sortChunks(values, folder: folder)
-                out.files += files
-                out.sorts.append(.obj(["field": .string(field.name), "path": .string(path)]))
-            }
+        }
+        for (k, part) in parts.enumerated() {
+            let (files, entry) = try part.get()
+            out.files += files
+            if tasks[k].1 { out.sorts.append(entry) } else { out.facets.append(entry) }
         }
         return out
     }
@@ -42,6 +61,39 @@ extension RankedIndexBuilder {
         case (.number(let x)?, .atLeast(let ts)): return ts.filter { x >= $0 }.map(SearchFields.numberText)
         case (.text, _), (.texts, _): return []
         }
+    }
+
+    /// Each value's documents in document order (as `facetValues` gives them, document by document). A text, a range
+    /// or a threshold is looked up by its index, its name made once, not once per document.
+    static func facetDocuments(_ values: [SearchValue?], _ facet: SearchField.Facet) -> [String: [Int]] {
+        var byValue: [String: [Int]] = [:]
+        let names: [String]
+        switch facet {
+        case .value:
+            for (d, v) in values.enumerated() {
+                if case .text(let s)? = v { byValue[s, default: []].append(d); continue }
+                for key in facetValues(v, facet) { byValue[key, default: []].append(d) }
+            }
+            return byValue
+        case .ranges(let edges): names = SearchFields.rangeValues(edges)
+        case .atLeast(let ts): names = ts.map(SearchFields.numberText)
+        }
+        // Two equal names would take a document twice in document order: left to `facetValues`.
+        guard Set(names).count == names.count else {
+            for (d, v) in values.enumerated() { for key in facetValues(v, facet) { byValue[key, default: []].append(d) } }
+            return byValue
+        }
+        var lists = [[Int]](repeating: [], count: names.count)
+        for (d, v) in values.enumerated() {
+            guard case .number(let x)? = v else { continue }
+            switch facet {
+            case .ranges(let edges): lists[edges.firstIndex { x < $0 } ?? edges.count].append(d)
+            case .atLeast(let ts): for (k, t) in ts.enumerated() where x >= t { lists[k].append(d) }
+            case .value: break
+            }
+        }
+        for (k, list) in lists.enumerated() where !list.isEmpty { byValue[names[k]] = list }
+        return byValue
     }
 
     /// A set of documents as runs: `[gap, length, gap, length, …]`, each gap from the end of the run before (from 0).
@@ -66,9 +118,8 @@ extension RankedIndexBuilder {
     /// One field's facet shards (values in byte order, each with its documents as runs), about `facetShardBytes` each,
     /// and the meta file's entry for the field.
     func facetShards(_ field: SearchField, _ facet: SearchField.Facet, _ values: [SearchValue?], labels: [String: String]?,
-                     folder: String) throws -> (files: [(path: String, text: [UInt8])], entry: JSON) {
-        var byValue: [String: [Int]] = [:]
-        for (d, v) in values.enumerated() { for key in Self.facetValues(v, facet) { byValue[key, default: []].append(d) } }
+                     folder: String) throws -> FieldPart {
+        let byValue = Self.facetDocuments(values, facet)
         let keys = byValue.keys.sorted(by: Self.byteOrder)
         var files: [(path: String, text: [UInt8])] = [], shards: [JSON] = []
         var i = 0
@@ -82,10 +133,7 @@ extension RankedIndexBuilder {
                 if i > start && bytes + cost > settings.facetShardBytes { break }
                 bytes += cost; runs.append(r); i += 1
             }
-            var shard: [(String, JSON)] = [("field", .string(field.name)), ("values", .strings(Array(keys[start..<i]))),
-                                           ("postings", .strings(runs.map(Self.runText)))]
-            if let labels { shard.append(("labels", .strings(keys[start..<i].map { labels[$0] ?? $0 }))) }
-            let text = try JSONWriter().bytes(.object(JSONObject(shard)))
+            let text = Self.facetShardText(field.name, keys[start..<i], runs, labels: labels, capacity: bytes + 64)
             let path = "\(folder)/facets/\(Self.contentName(text)).json"
             files.append((path, text))
             shards.append(.obj(["first": .string(keys[start]), "last": .string(keys[i - 1]), "path": .string(path)]))
@@ -100,11 +148,27 @@ extension RankedIndexBuilder {
         return (files, .object(JSONObject(entry)))
     }
 
+    /// The text of a facet shard: `{"field":…,"values":[…],"postings":[[runs…],…]}` and, with labels, `"labels":[…]`
+    /// (written as text: a value's runs are as many numbers as its documents).
+    static func facetShardText(_ field: String, _ keys: ArraySlice<String>, _ runs: [[Int]], labels: [String: String]?,
+                               capacity: Int) -> [UInt8] {
+        let t = JSONStream(capacity: capacity)
+        t.beginObject()
+        t.key("field"); t.string(field)
+        t.key("values"); t.beginArray(); for k in keys { t.string(k) }; t.endArray()
+        t.key("postings"); t.beginArray()
+        for r in runs { t.string(Self.runText(r)) }   // runs as base-32 text, like the postings
+        t.endArray()
+        if let labels { t.key("labels"); t.beginArray(); for k in keys { t.string(labels[k] ?? k) }; t.endArray() }
+        t.endObject()
+        return t.bytes
+    }
+
     /// A sortable field's documents in ascending order of their number (documents without one are left out), in chunks
     /// of about `sortChunkDocuments`: each chunk `{"keys":[…],"documents":[[gaps…],…]}`, the documents of one key as
     /// gaps from 0 in document order (a key's documents may go on in the next chunk). Listed, in order, by an order file
-    /// (`orders/{hash}.json`: each chunk's first and last key, documents and path), the path the meta file names.
-    func sortChunks(_ values: [SearchValue?], folder: String) throws -> (files: [(path: String, text: [UInt8])], path: String) {
+    /// (`orders/{hash}.json`: each chunk's first and last key, documents and path); the entry names the field and it.
+    func sortChunks(_ values: [SearchValue?], folder: String, field: String) throws -> FieldPart {
         var keyed: [(Double, Int)] = []
         for (d, v) in values.enumerated() { if case .number(let x)? = v { keyed.append((x, d)) } }
         keyed.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
@@ -112,15 +176,7 @@ extension RankedIndexBuilder {
         var start = 0
         while start < keyed.count {
             let end = min(keyed.count, start + settings.sortChunkDocuments)
-            var keys: [JSON] = [], groups: [JSON] = []
-            var k = start
-            while k < end {
-                var j = k, last = 0, gaps: [JSON] = []
-                while j < end && keyed[j].0 == keyed[k].0 { gaps.append(.int(keyed[j].1 - last)); last = keyed[j].1; j += 1 }
-                keys.append(.double(keyed[k].0)); groups.append(.array(gaps))
-                k = j
-            }
-            let text = try JSONWriter().bytes(.obj(["keys": .array(keys), "documents": .array(groups)]))
+            let text = try Self.sortChunkText(keyed[start..<end])
             let path = "\(folder)/sort/\(Self.contentName(text)).json"
             files.append((path, text))
             chunks.append(.obj(["first": .double(keyed[start].0), "last": .double(keyed[end - 1].0), "documents": .int(end - start),
@@ -130,6 +186,32 @@ extension RankedIndexBuilder {
         let text = try JSONWriter().bytes(.obj(["documents": .int(keyed.count), "chunks": .array(chunks)]))
         let path = "\(folder)/orders/\(Self.contentName(text)).json"
         files.append((path, text))
-        return (files, path)
+        return (files, .obj(["field": .string(field), "path": .string(path)]))
+    }
+
+    /// The text of a sort chunk of `keyed` (key, document) pairs in order (see `sortChunks`).
+    static func sortChunkText(_ keyed: ArraySlice<(Double, Int)>) throws -> [UInt8] {
+        let t = JSONStream(capacity: keyed.count * 8 + 64)
+        t.beginObject()
+        t.key("keys"); t.beginArray()
+        var k = keyed.startIndex
+        while k < keyed.endIndex {
+            try t.double(keyed[k].0)
+            let key = keyed[k].0
+            while k < keyed.endIndex && keyed[k].0 == key { k += 1 }
+        }
+        t.endArray()
+        t.key("documents"); t.beginArray()
+        k = keyed.startIndex
+        while k < keyed.endIndex {
+            let key = keyed[k].0
+            var last = 0
+            t.beginArray()
+            while k < keyed.endIndex && keyed[k].0 == key { t.int(keyed[k].1 - last); last = keyed[k].1; k += 1 }
+            t.endArray()
+        }
+        t.endArray()
+        t.endObject()
+        return t.bytes
     }
 }

@@ -18,14 +18,19 @@ extension RankedIndexBuilder {
         var tree: JSON = .null
     }
 
-    /// `keptStore(r)`: the name of a group of documents `r` the caller has already (see `build`).
-    func store(_ docs: Source, folder: String, keptStore: (Range<Int>) -> String?) throws -> Store {
+    /// `keptStore(r)`: the name of a group of documents `r` the caller has already (see `build`), asked in order. The
+    /// other groups are made in parallel and collected by group, so the output never depends on the thread count.
+    func store(_ docs: Source, folder: String, threads: Int = 1, keptStore: (Range<Int>) -> String?) throws -> Store {
         var out = Store()
-        for r in storeGroups(docs) {
-            if let known = keptStore(r) {
-                out.groups.append((known, r, true))
+        let groups = storeGroups(docs, threads: threads)
+        let known = groups.map(keptStore)
+        var made = Chunks.map(groups.count, threads: threads) { g in known[g] == nil ? Result { try groupSlices(docs, groups[g]) } : nil }
+        for (g, r) in groups.enumerated() {
+            if let name = known[g] {
+                out.groups.append((name, r, true))
             } else {
-                let (name, slices) = try groupSlices(docs, r)
+                let (name, slices) = try made[g]!.get()
+                made[g] = nil
                 for (k, text) in slices.enumerated() { out.files.append(("\(folder)/store/\(name)-\(k).json", text)) }
                 out.groups.append((name, r, false))
             }
@@ -41,16 +46,22 @@ extension RankedIndexBuilder {
     public func groupSlices(_ docs: Source, _ r: Range<Int>) throws -> (name: String, slices: [[UInt8]]) {
         let size = max(1, settings.storeSliceSize)
         let slices = try stride(from: r.lowerBound, to: r.upperBound, by: size).map { try storeText(docs, $0..<min($0 + size, r.upperBound)) }
-        return (Self.contentName(Array(slices.joined())), slices)
+        // (One copy of each slice's bytes: `Array(slices.joined())` went byte by byte.)
+        var all: [UInt8] = []
+        all.reserveCapacity(slices.reduce(0) { $0 + $1.count })
+        for slice in slices { all += slice }
+        return (Self.contentName(all), slices)
     }
 
-    /// The result store's groups, as document ranges in order (see the type's comment).
-    public func storeGroups(_ docs: Source) -> [Range<Int>] {
+    /// The result store's groups, as document ranges in order (see the type's comment). The ids are hashed in
+    /// parallel, the cuts made in order.
+    public func storeGroups(_ docs: Source, threads: Int = 1) -> [Range<Int>] {
         let every = UInt64(max(1, settings.storeGroupSize))
+        let cuts = Chunks.map(docs.count, threads: threads) { ByteHash.of(Array(docs.id($0).utf8)) % every == 0 }
         var groups: [Range<Int>] = []
         var start = 0
         for i in 0..<docs.count {
-            if i + 1 - start >= 2 * Int(every) || ByteHash.of(Array(docs.id(i).utf8)) % every == 0 {
+            if i + 1 - start >= 2 * Int(every) || cuts[i] {
                 groups.append(start..<(i + 1)); start = i + 1
             }
         }

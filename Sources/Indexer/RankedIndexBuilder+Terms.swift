@@ -67,6 +67,28 @@ extension RankedIndexBuilder {
         return Int32(max(1, (pow(ratio, (log(raw) / log(ratio)).rounded())).rounded()))
     }
 
+    /// `quantised` for millions of postings: the grid's points below 2³¹ made once (the same `pow` of the same step
+    /// numbers, so the same values), each score's step found with one `log`.
+    struct ScoreGrid {
+        let scale: Double, ratio: Double, logRatio: Double
+        let points: [Int32]
+
+        init(_ s: Settings) {
+            scale = s.scale; ratio = 1 + s.scoreStep; logRatio = log(ratio)
+            var points: [Int32] = []
+            while points.count < 1024, case let p = pow(ratio, Double(points.count)).rounded(), p < Double(Int32.max) {
+                points.append(Int32(max(1, p)))
+            }
+            self.points = points
+        }
+
+        func callAsFunction(_ score: Double) -> Int32 {
+            let step = (log(max(1, score * scale)) / logRatio).rounded()
+            if step >= 0 && step < Double(points.count) { return points[Int(step)] }
+            return Int32(max(1, pow(ratio, step).rounded()))
+        }
+    }
+
     /// The BM25 score of every posting, per term in parallel (each term's list released once scored), the terms in
     /// byte order.
     func score(_ counts: Counts, documents: Int, threads: Int) -> [ScoredTerm] {
@@ -74,6 +96,9 @@ extension RankedIndexBuilder {
         let n = Double(documents)
         let lengths = counts.lengths
         let avgdl = lengths.isEmpty ? 1 : max(lengths.reduce(0, +) / n, 1e-9)
+        // Each document's length normalisation, once per document rather than once per posting.
+        let norms = lengths.map { s.k1 * (1 - s.b + s.b * $0 / avgdl) }
+        let grid = ScoreGrid(s)
         var terms = Array(counts.postings)
         let primary = counts.primary
         var scored = Chunks.map(&terms, threads: threads) { term -> ScoredTerm in
@@ -81,23 +106,34 @@ extension RankedIndexBuilder {
             term.value = []
             let df = Double(list.count)
             let idf = log(1 + (n - df + 0.5) / (df + 0.5))
-            var groups: [Int32: [Int32]] = [:]
-            for (doc, tf) in list {
-                let norm = s.k1 * (1 - s.b + s.b * lengths[doc] / avgdl)
-                groups[quantised(idf * tf * (s.k1 + 1) / (tf + norm)), default: []].append(Int32(doc))
-            }
-            var flat: [Int32] = []
-            flat.reserveCapacity(list.count + groups.count * 2)
-            for score in groups.keys.sorted(by: >) {
-                let docs = groups[score]!
-                flat.append(score); flat.append(Int32(docs.count))
-                var last: Int32 = 0
-                for d in docs { flat.append(d - last); last = d }   // in document order already: gaps
-            }
-            return ScoredTerm(term: term.key, list: flat, documents: list.count, primary: primary.contains(term.key))
+            // (Int32.max − score) << 32 | document: in ascending order, best score first, each score's documents in
+            // document order (one sort of integers, no table of lists per term).
+            var keyed: [Int64] = []
+            keyed.reserveCapacity(list.count)
+            for (doc, tf) in list { keyed.append(Int64(Int32.max - grid(idf * tf * (s.k1 + 1) / (tf + norms[doc]))) << 32 | Int64(doc)) }
+            keyed.sort()
+            return ScoredTerm(term: term.key, list: Self.scoreGroups(keyed), documents: list.count, primary: primary.contains(term.key))
         }
         scored.sort { Self.byteOrder($0.term, $1.term) }
         return scored
+    }
+
+    /// Sorted `score(_:documents:threads:)` keys as written: per score, best first, `score, count,` then its documents
+    /// as gaps from 0.
+    static func scoreGroups(_ keyed: [Int64]) -> [Int32] {
+        var flat: [Int32] = []
+        flat.reserveCapacity(keyed.count + 16)
+        var k = 0
+        while k < keyed.count {
+            let high = keyed[k] >> 32
+            var j = k
+            while j < keyed.count && keyed[j] >> 32 == high { j += 1 }
+            flat.append(Int32.max - Int32(high)); flat.append(Int32(j - k))
+            var last: Int32 = 0
+            for x in keyed[k..<j] { let d = Int32(truncatingIfNeeded: x); flat.append(d - last); last = d }
+            k = j
+        }
+        return flat
     }
 
     /// Term shards by term range, each about `termShardBytes` (a longer list gets a shard of its own), written as text

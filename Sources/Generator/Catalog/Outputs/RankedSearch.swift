@@ -148,10 +148,12 @@ struct RankedSearchOutput: CatalogOutput {
         }, id: { products[order[$0]].segment }, fields: fields(c), value: { value(c, products[order[$0]], $1) })
     }
 
+    /// Each file's kind by its folder (asked once per file: the prefixes are made once).
+    static let folderKinds: [(String, OutputKind)] = [("terms/", terms), ("vocab/", vocabulary), ("store/", store), ("stores/", storeDirectory),
+                                                      ("facets/", facet), ("sort/", sortChunk), ("orders/", order), ("termdirs/", termDirectory)]
+                                                      .map { ("search/" + $0.0, $0.1) }
     static func kind(_ path: String) -> OutputKind {
-        let folders: [(String, OutputKind)] = [("terms/", terms), ("vocab/", vocabulary), ("store/", store), ("stores/", storeDirectory),
-                                               ("facets/", facet), ("sort/", sortChunk), ("orders/", order), ("termdirs/", termDirectory)]
-        return folders.first { path.hasPrefix("search/" + $0.0) }?.1 ?? meta
+        folderKinds.first { path.hasPrefix($0.0) }?.1 ?? meta
     }
 
     func render(_ c: CatalogContext) throws -> [OutputFile] {
@@ -165,9 +167,11 @@ struct RankedSearchOutput: CatalogOutput {
         // of its first slice; each slice's fingerprint is the group's and its number).
         let order = c.rankedOrder
         // (Its place is not in its text: a group whose documents moved with a product added before them is kept.)
-        let sliceKey = { (r: Range<Int>, k: Int) in c.fingerprint("ranked-store", products: order[r]) { $0.add(r.count); $0.add(k) } }
+        let sliceKey = { (r: Range<Int>, k: Int) in Self.sliceKey(Self.groupKey(c, order[r]), k) }
         let keptStore = { (r: Range<Int>) -> String? in
-            guard let key = sliceKey(r, 0), let path = c.previous?.path(madeFrom: key, in: "search/store/"), path.hasSuffix("-0.json") else { return nil }
+            // (No release in the output, no cache to look in: no key made.)
+            guard let previous = c.previous, previous.tree != nil, let key = sliceKey(r, 0),
+                  let path = previous.path(madeFrom: key, in: "search/store/"), path.hasSuffix("-0.json") else { return nil }
             return String(path.dropFirst("search/store/".count).dropLast("-0.json".count))
         }
         if let textKey, let earlier = c.previous, let terms = Self.earlierTerms(earlier, textKey) {
@@ -189,26 +193,45 @@ struct RankedSearchOutput: CatalogOutput {
         }
         // In the order a full build gives (openapi.json takes the first file of each kind as its example): term and
         // vocabulary files, the store's shards in document order, the meta file.
-        func file(_ path: String, _ text: [UInt8], _ fingerprint: Fingerprint?) -> OutputFile {
-            // Already text (its name is a hash of it): checked against the kind's schema from these bytes.
-            var f = OutputFile(path: path, kind: Self.kind(path), weight: text.count / 64) { $0.raw(text) }
-            f.fingerprint = fingerprint
-            return f
-        }
-        var made: [String: [UInt8]] = [:]
+        // The slices of the groups this build made, in the order the builder lists them (group by group).
+        var made: [(path: String, text: [UInt8])] = []
         var files = kept
+        files.reserveCapacity(kept.count + out.files.count + 8)
         for (path, text) in out.files {
             let kind = Self.kind(path)
-            if kind === Self.store { made[path] = text }
-            else if kind === Self.terms || kind === Self.vocabulary || kind === Self.termDirectory { files.append(file(path, text, textKey)) }
-            else if kind !== Self.meta { files.append(file(path, text, nil)) }
+            if kind === Self.store { made.append((path, text)) }
+            else if kind === Self.terms || kind === Self.vocabulary || kind === Self.termDirectory { files.append(Self.file(path, kind, text, textKey)) }
+            else if kind !== Self.meta { files.append(Self.file(path, kind, text, nil)) }
         }
-        var keptGroups = 0
-        let slice = builder.settings.storeSliceSize
-        for (name, r, wasKept) in out.store {
+        Self.storeFiles(c, out.store, made: made, docs: docs, builder: builder, into: &files)
+        let meta = out.files.last { $0.path == out.metaPath }!
+        files.append(Self.file(meta.path, Self.meta, meta.text, nil))
+        files += try WebSearch.files(folder: "search", name: "search", title: "Search \(c.site.siteName)")
+        return files
+    }
+
+    static func file(_ path: String, _ kind: OutputKind, _ text: [UInt8], _ fingerprint: Fingerprint?) -> OutputFile {
+        // Already text (its name is a hash of it): checked against the kind's schema from these bytes.
+        var f = OutputFile(path: path, kind: kind, weight: text.count / 64) { $0.raw(text) }
+        f.fingerprint = fingerprint
+        return f
+    }
+
+    /// The result store's slices in document order, each with its fingerprint (its group's products, their count and
+    /// the slice's number: see `sliceKey`); `made`: the slices of the groups made by this build, in order.
+    static func storeFiles(_ c: CatalogContext, _ groups: [(name: String, documents: Range<Int>, kept: Bool)], made: [(path: String, text: [UInt8])],
+                           docs: RankedIndexBuilder.Source, builder: RankedIndexBuilder, into files: inout [OutputFile]) {
+        let order = c.searchOrder, slice = builder.settings.storeSliceSize
+        // Groups in parallel (25,000 slices of 100,000 products), each group's products hashed once for all its slices.
+        let keys = Parallel.map(groups.count, threads: c.threads) { g in
+            let r = groups[g].documents, group = groupKey(c, order[r])
+            return (0..<((r.count + slice - 1) / slice)).map { sliceKey(group, $0) }
+        }
+        var keptGroups = 0, next = 0
+        for (g, (name, r, wasKept)) in groups.enumerated() {
             for k in 0..<((r.count + slice - 1) / slice) {
-                let path = "search/store/\(name)-\(k).json", key = sliceKey(r, k)
-                if !wasKept, let text = made[path] { files.append(file(path, text, key)); continue }
+                let path = "search/store/\(name)-\(k).json", key = keys[g][k]
+                if !wasKept, next < made.count, made[next].path == path { files.append(file(path, store, made[next].text, key)); next += 1; continue }
                 // Kept: made again only if the output no longer has it as it was; made, it must be the text its name says.
                 var f = OutputFile(path: path, kind: Self.store, weight: 1) { text in
                     let (made, slices) = try builder.groupSlices(docs, r)
@@ -220,9 +243,21 @@ struct RankedSearchOutput: CatalogOutput {
             }
             if wasKept { keptGroups += 1 }
         }
-        if keptGroups > 0 { c.previous?.note("search/store/: \(keptGroups) of \(out.store.count) result-store groups kept from the build before") }
-        let meta = out.files.first { $0.path == out.metaPath }!
-        return files + [file(meta.path, meta.text, nil)] + (try WebSearch.files(folder: "search", name: "search", title: "Search \(c.site.siteName)"))
+        if keptGroups > 0 { c.previous?.note("search/store/: \(keptGroups) of \(groups.count) result-store groups kept from the build before") }
+    }
+
+    /// A result-store group's fingerprint: its products (their stored objects) and how many they are.
+    static func groupKey(_ c: CatalogContext, _ products: ArraySlice<Int>) -> Fingerprint? {
+        c.fingerprint("ranked-store", products: products) { $0.add(products.count) }
+    }
+
+    /// A slice's fingerprint: its group's and its number (a hash of a few bytes: a group's products are hashed once,
+    /// not once per slice).
+    static func sliceKey(_ group: Fingerprint?, _ k: Int) -> Fingerprint? {
+        guard let group else { return nil }
+        var h = FingerprintHasher("ranked-store-slice")
+        h.add(group); h.add(k)
+        return h.finish()
     }
 
     /// The terms of the earlier build, when its term files were made from the same text (their fingerprint) and its
