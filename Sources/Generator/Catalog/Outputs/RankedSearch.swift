@@ -221,7 +221,7 @@ struct RankedSearchOutput: CatalogOutput {
     /// the slice's number: see `sliceKey`); `made`: the slices of the groups made by this build, in order.
     static func storeFiles(_ c: CatalogContext, _ groups: [(name: String, documents: Range<Int>, kept: Bool)], made: [(path: String, text: [UInt8])],
                            docs: RankedIndexBuilder.Source, builder: RankedIndexBuilder, into files: inout [OutputFile]) {
-        let order = c.searchOrder, slice = builder.settings.storeSliceSize
+        let order = c.rankedOrder, slice = builder.settings.storeSliceSize
         // Groups in parallel (25,000 slices of 100,000 products), each group's products hashed once for all its slices.
         let keys = Parallel.map(groups.count, threads: c.threads) { g in
             let r = groups[g].documents, group = groupKey(c, order[r])
