@@ -16,20 +16,16 @@ enum TestSupport {
     }
 
     /// A deterministic pseudo-random generator (SplitMix64): a fixed seed gives the same draws on every run.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-        mutating func pick<T>(_ a: [T]) -> T { a[below(a.count)] }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    }
+    typealias Random = SplitMix64
+}
 
+extension SplitMix64 {
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
+    mutating func pick<T>(_ a: [T]) -> T { a[below(a.count)] }
+    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+}
+
+extension TestSupport {
     static func tempDir(_ name: String = "t") -> URL {
         let url = scratch.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import Schemas
+import TestTools
 @testable import Indexer
 
 /// BM25F scores and result orders of the ranked index, checked against an oracle written in this file from the
@@ -437,17 +438,4 @@ final class BM25OracleTests: XCTestCase {
         try assertRanks(q, "hammer drill", complete: true, [[("hammer", 1)], [("drill", 1)]])
         try assertRanks(q, "acme boltz greenly", complete: true, [[("acme", 1)], [("boltz", 1)], [("greenly", 1)]], partial: true)
     }
-}
-
-/// A posting list's numbers, read independently of `PostingText`: each is q × 32 + r, r one of 0-9 a-v, q before it
-/// in base 26 as A-Z.
-func postingNumbers(_ text: String) throws -> [Int] {
-    let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), digits = Array("0123456789abcdefghijklmnopqrstuv")
-    var out: [Int] = [], q = 0
-    for c in text {
-        if let k = letters.firstIndex(of: c) { q = q * 26 + k; continue }
-        out.append(q * 32 + (try XCTUnwrap(digits.firstIndex(of: c), "\(text): \(c) is not a posting digit"))); q = 0
-    }
-    XCTAssertEqual(q, 0, "\(text): ends in a digit")
-    return out
 }

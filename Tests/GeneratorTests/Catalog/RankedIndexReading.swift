@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import Schemas
+import TestTools
 
 /// Reads a built ranked index (`…/search/`) the way its format is documented, written here from the format (meta
 /// `format` 3), not with the reference client: the oracle tests compare what it reads with what they compute.
@@ -108,17 +109,4 @@ enum RankedIndexReading {
         let step = Foundation.log(1.06)
         return Int(Foundation.exp((Foundation.log(max(1, score * 100)) / step).rounded() * step).rounded())
     }
-}
-
-/// A posting list's numbers, read independently of `PostingText`: each is q × 32 + r, r one of 0-9 a-v, q before it
-/// in base 26 as A-Z.
-func postingNumbers(_ text: String) throws -> [Int] {
-    let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), digits = Array("0123456789abcdefghijklmnopqrstuv")
-    var out: [Int] = [], q = 0
-    for c in text {
-        if let k = letters.firstIndex(of: c) { q = q * 26 + k; continue }
-        out.append(q * 32 + (try XCTUnwrap(digits.firstIndex(of: c), "\(text): \(c) is not a posting digit"))); q = 0
-    }
-    XCTAssertEqual(q, 0, "\(text): ends in a digit")
-    return out
 }

@@ -8,7 +8,7 @@ import XCTest
 final class FlagBucketTests: XCTestCase {
     /// `n` distinct units as apps make them (UUIDs) and as support types them (short ids, non-ASCII names), seeded.
     static func units(_ n: Int, seed: UInt64) -> [String] {
-        var g = SplitMix(seed)
+        var g = SplitMix64(state: seed)
         return (0..<n).map { i in
             switch i % 10 {
             case 0: return "user-\(i)"
@@ -64,18 +64,5 @@ final class FlagBucketTests: XCTestCase {
         let a = units.filter { FlagBucket.isIn(flag: "a", unit: $0, percent: 50) }
         let both = a.filter { FlagBucket.isIn(flag: "b", unit: $0, percent: 50) }
         XCTAssert((0.47...0.53).contains(Double(both.count) / Double(a.count)), "\(both.count) of \(a.count)")
-    }
-}
-
-/// A small seeded generator (SplitMix64): the same units on every run and platform.
-struct SplitMix {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
