@@ -1,4 +1,4 @@
-/// Posting lists as text: every number of a list (`score, count, gap…`) in a few characters, with no separators.
+/// Posting lists as text: every number of a list (scores, then one number per document) in a few characters, with no separators.
 /// A number n is q × 32 + r: r is one base-32 digit `0`–`9` `a`–`v`, and q, when not 0, goes before it in base 26
 /// as letters `A`–`Z`, most significant first (`7` is 7, `Bg` is 1 × 32 + 16 = 48). Most gaps are under 32, one
 /// character each; the numbers gzip a sixth smaller than as JSON numbers with commas.

@@ -64,13 +64,12 @@ extension Query {
         }
     }
 
-    /// The documents every filtered field admits (any of its values), nil without filters.
-    func filterSet(_ filters: [String: [String]]) throws -> Set<Int>? {
+    /// The documents every filtered field admits (any of its values), from the value lists; nil without filters.
+    func filterSet(_ filters: [FieldFilter]) throws -> Set<Int>? {
         var set: Set<Int>?
-        for field in filters.keys.sorted() {
-            let entry = try facetEntry(field)
+        for f in filters {
             var admitted = Set<Int>()
-            for v in filters[field]! { for value in try Self.filterValues(entry, v) { admitted.formUnion(try documents(entry, value: value)) } }
+            for value in f.values { admitted.formUnion(try documents(f.entry, value: value)) }
             set = set.map { $0.intersection(admitted) } ?? admitted
         }
         return set

@@ -8,67 +8,84 @@ extension Query {
     struct TermPostings {
         var scores: [Int: Int]
         var secondary: Bool
+        /// Where the term is: its shard's positions down the term tree (`termShards`), and its number in the shard.
+        var at: [Int]
+        var index: Int
     }
 
     static func queryWords(_ text: String) -> [String] {
         Analyzer.words(text).filter { !Analyzer.stopWords.contains($0) }
     }
 
-    /// The term shards whose ranges meet the range `inRange` admits (given a shard's first and last term), walking
-    /// down the term tree (`RankedIndexBuilder.directoryTree`) only into directories that meet it too.
-    func termShards(_ inRange: (Shard) -> Bool) throws -> [Shard] {
-        var entries = Self.shards(meta["termShards"]?["entries"]).filter(inRange)
+    /// The term shards that may hold `term` (with `prefix`, every term it starts), walking down the term tree
+    /// (`RankedIndexBuilder.termTree`: entries `[first term, name]`, each holding the terms from its first to the next
+    /// one's); each with its positions down the tree (in the meta file's entries, then in each directory), which the
+    /// column trees share.
+    func termShards(_ term: String, prefix: Bool = false) throws -> [(path: String, at: [Int])] {
+        guard let folder = metaFolder else { return [] }
+        var entries = Self.covering(meta["termShards"]?["entries"]?.arrayValue ?? [], term, prefix: prefix).map { ($0.name, [$0.k]) }
         for _ in 0..<(meta["termShards"]?["levels"]?.intValue ?? 0) {
-            var below: [Shard] = []
-            for e in entries { below += Self.shards(try file(e.path)["entries"]).filter(inRange) }
+            var below: [(String, [Int])] = []
+            for (name, at) in entries {
+                let list = try file("\(folder)termdirs/\(name).json")["entries"]?.arrayValue ?? []
+                below += Self.covering(list, term, prefix: prefix).map { ($0.name, at + [$0.k]) }
+            }
             entries = below
         }
-        return entries
+        return entries.map { (path: "\(folder)terms/\($0.0).json", at: $0.1) }
+    }
+
+    /// Of a term tree's entries, the one whose range holds `term` (the last whose first term is not after it) and, with
+    /// `prefix`, the ones after it whose first term starts with it.
+    static func covering(_ entries: [JSON], _ term: String, prefix: Bool) -> [(k: Int, name: String)] {
+        let firsts = entries.map { $0[0]?.stringValue ?? "" }
+        var lo = 0, hi = firsts.count   // the first entry whose first term is after `term`
+        while lo < hi { let mid = (lo + hi) / 2; if RankedIndexBuilder.byteOrder(term, firsts[mid]) { hi = mid } else { lo = mid + 1 } }
+        var picked = lo > 0 ? [lo - 1] : []
+        if prefix { var k = lo; while k < firsts.count && firsts[k].hasPrefix(term) { picked.append(k); k += 1 } }
+        return picked.compactMap { k in entries[k][1]?.stringValue.map { (k: k, name: $0) } }
     }
 
     /// Postings of one term, or nil when the index does not have it.
     func postings(_ term: String) throws -> TermPostings? {
         if let cached = postingCache[term] { return cached }
         var p: TermPostings?
-        let holds = { (s: Shard) in !RankedIndexBuilder.byteOrder(term, s.first) && !RankedIndexBuilder.byteOrder(s.last, term) }
-        if let shard = try termShards(holds).first {
-            let j = try file(shard.path)
+        if let (path, at) = try termShards(term).first {
+            let j = try file(path)
             if let k = Self.find(term, in: j["terms"]?.arrayValue ?? []), let text = j["postings"]?[k]?.stringValue {
                 let secondary = (j["secondary"]?.arrayValue ?? []).contains { $0.intValue == k }
-                p = TermPostings(scores: Self.decodeGroups(PostingText.numbers(text)), secondary: secondary)
+                p = TermPostings(scores: Self.decodePacked(PostingText.numbers(text)), secondary: secondary, at: at, index: k)
             }
         }
         postingCache[term] = p
         return p
     }
 
-    /// `[score, count, gap…, score, count, gap…]` (a list's `PostingText` numbers): each group's documents as gaps from 0.
-    static func decodeGroups(_ flat: [Int]) -> [Int: Int] {
+    /// `[G, score₀ … score_G−1, n…]` (a list's `PostingText` numbers, `RankedIndexBuilder.packedPostings`): G scores
+    /// best first, then per document in document order n = (gap from the document before − 1) × G + its score's rank.
+    static func decodePacked(_ flat: [Int]) -> [Int: Int] {
+        guard let g = flat.first, g > 0, flat.count > g else { return [:] }
         var out: [Int: Int] = [:]
-        var k = 0
-        while k + 1 < flat.count {
-            let score = flat[k], n = flat[k + 1]
-            k += 2
-            var doc = 0
-            for _ in 0..<n where k < flat.count { doc += flat[k]; out[doc] = score; k += 1 }
+        out.reserveCapacity(flat.count - g - 1)
+        var doc = -1
+        for n in flat[(g + 1)...] {
+            doc += n / g + 1
+            out[doc] = flat[1 + n % g]
         }
         return out
     }
 
-    /// The number of documents of a posting list as written (the sum of its groups' counts).
+    /// The number of documents of a posting list as written (one number per document after the scores).
     static func documentCount(_ flat: [Int]) -> Int {
-        var k = 0, n = 0
-        while k + 1 < flat.count { let c = flat[k + 1]; n += c; k += 2 + c }
-        return n
+        guard let g = flat.first else { return 0 }
+        return max(0, flat.count - g - 1)
     }
 
     /// Index terms that start with `prefix`, most frequent first (at most `prefixExpansions`).
     func expansions(_ prefix: String) throws -> [String] {
         var found: [(String, Int)] = []
-        // The shards whose range [first, last] meets the range of words starting with the prefix.
-        let meets = { (s: Shard) in !RankedIndexBuilder.byteOrder(s.last, prefix) && (s.first.hasPrefix(prefix) || !RankedIndexBuilder.byteOrder(prefix, s.first)) }
-        for s in try termShards(meets) {
-            let j = try file(s.path)
+        for (path, _) in try termShards(prefix, prefix: true) {
+            let j = try file(path)
             let terms = j["terms"]?.arrayValue ?? []
             for (i, t) in terms.enumerated() {
                 guard let t = t.stringValue, t.hasPrefix(prefix), t != prefix else { continue }
@@ -111,6 +128,8 @@ extension Query {
     struct WordMatches {
         var exact: [Int: Double] = [:]
         var other: [Int: Double] = [:]
+        /// The terms it matched through, in the order they were added.
+        var terms: [String] = []
         var documents: Set<Int> { Set(exact.keys).union(other.keys) }
     }
 
@@ -119,6 +138,7 @@ extension Query {
         let term = Analyzer.stem(w)
         func add(_ t: String, _ weight: Double, exact: Bool) throws {
             guard let p = try postings(t) else { return }
+            m.terms.append(t)
             let weight = !exact && p.secondary && weight == Self.prefixWeight ? Self.secondaryPrefixWeight : weight
             for (d, s) in p.scores {
                 let v = Double(s) * weight
@@ -136,24 +156,39 @@ extension Query {
             if term != w && term.count >= Self.typoMinimumLength - 1 { candidates.formUnion(try typoCandidates(term)) }
             // The likeliest intended words: candidates at least half as frequent as the most frequent one
             // ("drils" means "drill", not the rarer "drip").
-            var lists: [[Int: Int]] = []
-            for t in candidates.sorted(by: RankedIndexBuilder.byteOrder) { if let p = try postings(t) { lists.append(p.scores) } }
-            let top = lists.map(\.count).max() ?? 0
-            for p in lists where p.count * 2 >= top { for (d, s) in p { m.other[d] = max(m.other[d] ?? 0, Double(s) * Self.typoWeight) } }
+            var lists: [(String, [Int: Int])] = []
+            for t in candidates.sorted(by: RankedIndexBuilder.byteOrder) { if let p = try postings(t) { lists.append((t, p.scores)) } }
+            let top = lists.map(\.1.count).max() ?? 0
+            for (t, p) in lists where p.count * 2 >= top {
+                m.terms.append(t)
+                for (d, s) in p { m.other[d] = max(m.other[d] ?? 0, Double(s) * Self.typoWeight) }
+            }
         }
         return m
+    }
+
+    /// Each word's matches (the last one also as a prefix while typing).
+    func wordMatchList(_ words: [String], text: String, complete: Bool) throws -> [WordMatches] {
+        let typing = !complete && !text.hasSuffix(" ")
+        return try words.enumerated().map { i, w in try wordMatches(w, isLast: i == words.count - 1, typing: typing) }
     }
 
     /// The documents (within `filter`, when given) that match every word, with their scores; or, when none does, those
     /// that match the most words, scaled by the share they match, and `partial`.
     func matches(_ words: [String], text: String, complete: Bool, within filter: Set<Int>?) throws -> (scores: [Int: Double], partial: Bool) {
         guard !words.isEmpty else { return ([:], false) }
-        let typing = !complete && !text.hasSuffix(" ")
-        var perWord: [WordMatches] = []
-        for (i, w) in words.enumerated() {
-            var m = try wordMatches(w, isLast: i == words.count - 1, typing: typing)
-            if let filter { m.exact = m.exact.filter { filter.contains($0.key) }; m.other = m.other.filter { filter.contains($0.key) } }
-            perWord.append(m)
+        return Self.combine(try wordMatchList(words, text: text, complete: complete), within: filter)
+    }
+
+    /// Words' matches combined (see `matches`). Filtered after the typo rule looked at each word's matches: a filter
+    /// never turns a known word into a typo.
+    static func combine(_ matchList: [WordMatches], within filter: Set<Int>?) -> (scores: [Int: Double], partial: Bool) {
+        var perWord = matchList
+        if let filter {
+            for k in perWord.indices {
+                perWord[k].exact = perWord[k].exact.filter { filter.contains($0.key) }
+                perWord[k].other = perWord[k].other.filter { filter.contains($0.key) }
+            }
         }
         var count: [Int: Int] = [:]
         for m in perWord { for d in m.documents { count[d, default: 0] += 1 } }
@@ -166,8 +201,8 @@ extension Query {
             let best = perWord.map { (exact: $0.exact[d] ?? 0, other: $0.other[d] ?? 0) }
             let cap = best.filter { $0.exact > 0 && $0.exact >= $0.other }.map(\.exact).min() ?? .infinity
             let sum = best.reduce(0.0) { $0 + ($1.exact >= $1.other ? $1.exact : max($1.exact, min($1.other, cap))) }
-            scores[d] = sum * Double(c) / Double(words.count)
+            scores[d] = sum * Double(c) / Double(perWord.count)
         }
-        return (scores, most < words.count)
+        return (scores, most < perWord.count)
     }
 }

@@ -133,16 +133,26 @@ public final class Query {
 
     /// Runs a request: the matching documents, narrowed by the filters, ordered, and the page's stored objects.
     public func search(_ request: Request) throws -> Response {
-        let filter = try filterSet(request.filters)
+        let filters = try fieldFilters(request.filters)
         var matched: [Int: Double]
         var partial = false
         let words = Self.queryWords(request.text)
         if words.isEmpty {
             // A browse: every document the filters admit (nothing without a filter), in the declared order.
-            guard let filter else { return Response(results: [], total: 0, partial: false, facets: try facetCounts([], request.facets)) }
+            guard let filter = try filterSet(filters) else {
+                return Response(results: [], total: 0, partial: false, facets: try facetCounts([], request.facets))
+            }
             matched = Dictionary(uniqueKeysWithValues: filter.sorted().map { ($0, 0.0) })
         } else {
-            (matched, partial) = try matches(words, text: request.text, complete: request.complete, within: filter)
+            // Words first: with facet counts not asked for, a filter on a field with columns reads only the documents
+            // every word matched (`columnFilter`); otherwise, or when that leaves none, the value lists whole.
+            let perWord = try wordMatchList(words, text: request.text, complete: request.complete)
+            var filter: Set<Int>?
+            if !filters.isEmpty {
+                if !request.facets, let kept = try columnFilter(perWord, filters), !kept.isEmpty { filter = kept }
+                else { filter = try filterSet(filters) }
+            }
+            (matched, partial) = Self.combine(perWord, within: filter)
         }
         let sortName = words.isEmpty && request.sort == "relevance" ? (meta["browse"]?.stringValue ?? "relevance") : request.sort
         let ordered = try order(matched, sort: sortName, upTo: request.offset + request.limit)

@@ -47,14 +47,18 @@ public struct RankedIndexBuilder: Sendable {
         /// Average documents per result-store group (a group ends where a document's id says, up to twice this).
         public var storeGroupSize = 64
         /// Documents per result-store slice (the file a result is fetched from).
-        public var storeSliceSize = 4
+        public var storeSliceSize = 2
         /// Average entries per store directory (see `directoryTree`).
-        public var storeDirectoryShards = 32
+        public var storeDirectoryShards = 16
         public init() {}
     }
 
     public var settings: Settings
     public init(settings: Settings = Settings()) { self.settings = settings }
+
+    /// The meta file's `format`: 5 writes postings one number per document (`packedPostings`), term trees of
+    /// `[first term, name]` pairs (`termTree`) and facet columns (`columns`).
+    public static let format = 5
 
     /// Each file as JSON text, serialised once: its name is a hash of these bytes, and they are what gets published.
     public struct Output {
@@ -107,10 +111,11 @@ public struct RankedIndexBuilder: Sendable {
         var files = t.files
         let store = try self.store(docs, folder: folder, threads: threads, keptStore: keptStore)
         files += store.files
-        let fields = try fieldFiles(docs, folder: folder, threads: threads)
+        let fields = try fieldFiles(docs, folder: folder, threads: threads, terms: t)
         files += fields.files
         let meta: JSON = .obj([
-            "format": 4,
+            "format": .int(Self.format),
+            "folder": .string(folder),
             "documents": .int(docs.count),
             "terms": .int(t.count),
             "ranking": .obj(["model": "BM25F", "k1": .double(s.k1), "b": .double(s.b), "scoreScale": .double(s.scale),

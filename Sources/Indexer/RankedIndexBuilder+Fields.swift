@@ -14,9 +14,10 @@ extension RankedIndexBuilder {
     /// One field's facet shards or sort chunks: its files, and its entry in the meta file's `facets` or `orders`.
     typealias FieldPart = (files: [(path: String, text: [UInt8])], entry: JSON)
 
-    /// The values are read in parallel, then each field's facet and sort made as a task of its own;
-    /// parts are collected by field, so the output never depends on the thread count.
-    func fieldFiles(_ docs: Source, folder: String, threads: Int = 1) throws -> FieldFiles {
+    /// The values are read in parallel, then each field's facet, sort and columns made as a task of its own;
+    /// parts are collected by field, so the output never depends on the thread count. Columns (`columns`) are made
+    /// when the term shards are given.
+    func fieldFiles(_ docs: Source, folder: String, threads: Int = 1, terms: Terms? = nil) throws -> FieldFiles {
         var out = FieldFiles()
         let fields = docs.fields
         guard !fields.fields.isEmpty, let value = docs.value else { return out }
@@ -29,23 +30,42 @@ extension RankedIndexBuilder {
             return columns
         }
         let values = fields.fields.indices.map { f in chunks.flatMap { $0[f] } }
-        // (field, sort?): a field's facet and its sort are separate tasks.
-        var tasks: [(Int, Bool)] = []
+        enum Part { case facet, sort, columns }
+        // (field, part): a field's facet, its sort and its columns are separate tasks.
+        var tasks: [(Int, Part)] = []
         for (f, field) in fields.fields.enumerated() {
-            if field.facet != nil { tasks.append((f, false)) }
-            if field.sortable { tasks.append((f, true)) }
+            if field.facet != nil { tasks.append((f, .facet)) }
+            if field.sortable { tasks.append((f, .sort)) }
+            if terms != nil, let facet = field.facet, Self.columnCode(facet) != nil { tasks.append((f, .columns)) }
         }
         let parts = Chunks.map(tasks.count, threads: threads) { k -> Result<FieldPart, Error> in
-            let (f, sort) = tasks[k], field = fields.fields[f]
+            let (f, part) = tasks[k], field = fields.fields[f]
             return Result {
-                if sort { return try sortChunks(values[f], folder: folder, field: field.name) }
-                return try facetShards(field, field.facet!, values[f], labels: fields.labels[field.name], folder: folder)
+                switch part {
+                case .sort: return try sortChunks(values[f], folder: folder, field: field.name)
+                case .facet: return try facetShards(field, field.facet!, values[f], labels: fields.labels[field.name], folder: folder)
+                case .columns:
+                    let code = Self.columnCode(field.facet!)!
+                    let (files, tree) = try columns(field.name, codes: values[f].map { UInt8(code($0)) }, terms: terms!, folder: folder, threads: 1)
+                    return (files, tree)
+                }
             }
         }
+        var columnTrees: [String: JSON] = [:]
         for (k, part) in parts.enumerated() {
             let (files, entry) = try part.get()
             out.files += files
-            if tasks[k].1 { out.sorts.append(entry) } else { out.facets.append(entry) }
+            switch tasks[k].1 {
+            case .sort: out.sorts.append(entry)
+            case .facet: out.facets.append(entry)
+            case .columns: columnTrees[fields.fields[tasks[k].0].name] = entry
+            }
+        }
+        // A field's columns go in its facet entry.
+        out.facets = out.facets.map { e in
+            guard let name = e["field"]?.stringValue, let tree = columnTrees[name], case .object(var o) = e else { return e }
+            o["columns"] = tree
+            return .object(o)
         }
         return out
     }

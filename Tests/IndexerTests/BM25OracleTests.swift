@@ -12,8 +12,8 @@ import TestTools
 ///   score = idf × tf × (k1 + 1) / (tf + k1 × (1 − b + b × dl / avgdl)),   k1 = 1.2, b = 0.75
 ///   stored = round(1.06 ^ round(ln(max(1, score × 100)) / ln 1.06))      (format 3: a geometric grid of 6 % steps)
 ///
-/// postings written as groups of equal stored score, best first: `score, count,` then the group's documents as gaps
-/// (from 0 in each group);
+/// postings written as the G distinct stored scores best first, then one number per document in document order:
+/// (gap from the document before − 1) × G + the rank of its score;
 ///
 /// and, for queries (the Search article, Query.swift's documentation): each query word takes a document's best match
 /// (exact 1.0; prefix of the last word while typing 0.9, or 0.45 for a term found in no document's first field; one
@@ -151,41 +151,27 @@ final class BM25OracleTests: XCTestCase {
         return map
     }
 
-    /// term → doc → stored score, decoded from the term shards listed in meta.json (groups `score, count, gap…`,
-    /// checked to be best first and in document order), and the terms each shard lists as `secondary`.
+    /// term → doc → stored score, decoded from the term shards listed in meta.json (TestTools' `packedPostings`,
+    /// which checks the scores are best first), and the terms each shard lists as `secondary`.
     func storedPostings(_ files: [String: [UInt8]]) throws -> [String: [Int: Int]] { try decoded(files).postings }
 
     func decoded(_ files: [String: [UInt8]]) throws -> (postings: [String: [Int: Int]], secondary: Set<String>) {
         let meta = try JSONReader.parse(XCTUnwrap(files["search/meta.json"]))
         var out: [String: [Int: Int]] = [:], secondary = Set<String>()
         // The term tree: the meta file's top level, each entry with levels left a term directory of the level below.
+        // (Entries are [first term, name]: directories at search/termdirs/{name}.json, shards at search/terms/{name}.json.)
         var shards = meta["termShards"]?["entries"]?.arrayValue ?? []
         for _ in 0..<(try XCTUnwrap(meta["termShards"]?["levels"]?.intValue)) {
-            shards = try shards.flatMap { try JSONReader.parse(XCTUnwrap(files[XCTUnwrap($0["path"]?.stringValue)]))["entries"]?.arrayValue ?? [] }
+            shards = try shards.flatMap {
+                try JSONReader.parse(XCTUnwrap(files["search/termdirs/\(XCTUnwrap($0[1]?.stringValue)).json"]))["entries"]?.arrayValue ?? []
+            }
         }
         for shard in shards {
-            let s = try JSONReader.parse(XCTUnwrap(files[XCTUnwrap(shard["path"]?.stringValue)]))
+            let s = try JSONReader.parse(XCTUnwrap(files["search/terms/\(XCTUnwrap(shard[1]?.stringValue)).json"]))
             let terms = (s["terms"]?.arrayValue ?? []).compactMap(\.stringValue)
             for (i, term) in terms.enumerated() {
                 let flat = try postingNumbers(XCTUnwrap(s["postings"]?[i]?.stringValue, "\(term): a posting list is text"))
-                var list: [Int: Int] = [:], k = 0, lastScore = Int.max
-                while k < flat.count {
-                    XCTAssertLessThan(k + 1, flat.count, "\(term): a group without its count")
-                    guard k + 1 < flat.count else { break }
-                    let score = flat[k], count = flat[k + 1]
-                    XCTAssertLessThan(score, lastScore, "\(term): groups best first, one per score")
-                    XCTAssertGreaterThan(count, 0, term)
-                    lastScore = score
-                    var doc = 0
-                    for g in 0..<count {
-                        let gap = flat[k + 2 + g]
-                        if g > 0 { XCTAssertGreaterThan(gap, 0, "\(term): a group's documents in order") }
-                        doc += gap
-                        XCTAssertNil(list[doc], "\(term): document \(doc) twice")
-                        list[doc] = score
-                    }
-                    k += 2 + count
-                }
+                let list = try packedPostings(term, flat)
                 out[term] = list
             }
             for k in s["secondary"]?.arrayValue ?? [] { secondary.insert(terms[try XCTUnwrap(k.intValue)]) }
@@ -269,7 +255,7 @@ final class BM25OracleTests: XCTestCase {
     /// The index states the documented settings.
     func testMetaStatesTheDocumentedSettings() throws {
         let meta = try JSONReader.parse(XCTUnwrap(try build()["search/meta.json"]))
-        XCTAssertEqual(meta["format"]?.intValue, 4)
+        XCTAssertEqual(meta["format"]?.intValue, 5)
         XCTAssertEqual(meta["ranking"]?["k1"]?.doubleValue, Self.k1)
         XCTAssertEqual(meta["ranking"]?["b"]?.doubleValue, Self.b)
         XCTAssertEqual(meta["ranking"]?["scoreScale"]?.doubleValue, Self.scale)

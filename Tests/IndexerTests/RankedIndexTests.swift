@@ -158,4 +158,38 @@ final class RankedIndexTests: XCTestCase {
         }
         XCTAssertNil(try q.stored(401))
     }
+
+    /// Facet columns: shards whose columns are the same (rare words, one price) share one file, listed at each
+    /// place; a price filter with words reads the columns and gives what the value lists give.
+    func testSameColumnsShareAFileAndFilterAsTheValueLists() throws {
+        var s = RankedIndexBuilder.Settings()
+        s.termShardBytes = 40   // a shard or two per word
+        let fields = SearchFields(fields: [SearchField(name: "price", label: "Price", facet: .ranges([25, 50]))])
+        let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"]
+        let docs = (0..<96).map { i in
+            RankedDocument(id: "\(i)", fields: [("name", 3, "widget \(words[i % 12]) \(words[(i / 12) % 12])x")],
+                           stored: .obj(["id": .string("\(i)")]), values: ["price": .number(i < 60 ? 30 : Double(i))])
+        }
+        let out = try RankedIndexBuilder(settings: s).build(docs, folder: "search", fields: fields)
+        let paths = out.files.map(\.path)
+        XCTAssertEqual(paths.count, Set(paths).count, "each file once")
+        var map: [String: [UInt8]] = [:]
+        for (p, text) in out.files { map[p] = text }
+        let meta = try JSONReader.parse(XCTUnwrap(map["search/meta.json"]))
+        let tree = try XCTUnwrap(meta["facets"]?[0]?["columns"])
+        var names = tree["entries"]?.arrayValue ?? []
+        for _ in 0..<(tree["levels"]?.intValue ?? 0) {
+            names = try names.flatMap { try JSONReader.parse(XCTUnwrap(map["search/coldirs/\($0.stringValue ?? "").json"]))["entries"]?.arrayValue ?? [] }
+        }
+        XCTAssertGreaterThan(names.count, Set(names.compactMap(\.stringValue)).count, "some shards share their columns' file")
+        for text in ["widget", "widget alpha", "bravo charliex"] {
+            let viaColumns = try query(map), whole = try query(map)
+            let a = try viaColumns.search(Query.Request(text, filters: ["price": ["25..50"]], complete: true))
+            let b = try whole.search(Query.Request(text, filters: ["price": ["25..50"]], facets: true, complete: true))
+            XCTAssertTrue(viaColumns.fetched.contains { $0.path.hasPrefix("search/columns/") }, text)
+            XCTAssertEqual(a.total, b.total, text)
+            XCTAssertEqual(a.results.map(\.document), b.results.map(\.document), text)
+            XCTAssertGreaterThan(a.total, 0, text)
+        }
+    }
 }

@@ -25,3 +25,22 @@ public func postingNumbers(_ text: String) throws -> [Int] {
     XCTAssertEqual(q, 0, "\(text): ends in a digit")
     return out
 }
+
+/// A posting list's numbers read independently of `Query`: `[G, G scores best first, n…]`, one n per document in
+/// document order, n = (gap from the document before − 1) × G + the rank of its score (0 the best). Returns document →
+/// stored score, checking the shape as it reads (scores strictly descending, ranks below G).
+public func packedPostings(_ term: String, _ flat: [Int]) throws -> [Int: Int] {
+    let g = try XCTUnwrap(flat.first, "\(term): an empty posting list")
+    XCTAssertGreaterThan(g, 0, "\(term): no scores")
+    XCTAssertGreaterThan(flat.count, g, "\(term): fewer scores than said")
+    guard g > 0, flat.count > g else { return [:] }
+    let scores = Array(flat[1...g])
+    for k in scores.indices.dropFirst() { XCTAssertLessThan(scores[k], scores[k - 1], "\(term): scores best first, each once") }
+    var out: [Int: Int] = [:], doc = -1, used = Set<Int>()
+    for n in flat[(g + 1)...] {
+        doc += n / g + 1
+        out[doc] = scores[n % g]; used.insert(n % g)
+    }
+    XCTAssertEqual(used.count, g, "\(term): every score is some document's")
+    return out
+}

@@ -17,7 +17,7 @@
 // sort the index declares, ties by relevance, then by document order.
 // It downloads only what a request needs: meta.json once, the term shards of its words (more for a prefix) and the
 // term directories above them, the vocabulary files of a typo, the facet shards of its filters (all of them for facet
-// counts), the sort chunks up to the end of the page, and the result-store slices of the page and the store
+// counts) or, for a price-like filter with words, the facet columns of one word's terms, the sort chunks up to the end of the page, and the result-store slices of the page and the store
 // directories above them. Every file but meta.json is named by a hash of its content, so it is cached for good, in
 // memory and by the browser.
 
@@ -219,10 +219,8 @@ async function loadMeta() {
 /** The tree's root URL (result items' `path` is relative to it). */
 export async function treeURL() {
   const m = await loadMeta();
-  // Any path meta.json lists tells how deep this folder is: "search/terms/….json" is one folder down. (The store's
-  // entries are names, not paths.)
-  const any = [...m.termShards.entries, ...m.vocabulary, ...m.orders, ...m.facets.flatMap((f) => f.shards)][0];
-  const depth = any ? any.path.split("/").length - 2 : 1;
+  // meta.json's `folder` (from the tree's root) says how deep this folder is: "search" is one folder down.
+  const depth = typeof m.folder === "string" ? m.folder.split("/").length : 1;
   return new URL("../".repeat(depth), folder).href;
 }
 
@@ -287,15 +285,24 @@ async function run(query, { limit = 10, offset = 0, complete = false, filters = 
   const text = String(query).toWellFormed();
   // (Swift traps on a negative offset; here it counts as none.)
   offset = Math.max(0, offset);
-  const filter = await filterSet(m, filters);
+  const wanted = fieldFilters(m, filters);
   const words = queryWords(m, text);
   let matched, partial = false;
   if (words.length === 0) {
     // A browse: every document the filters admit (nothing without a filter), in the declared order.
+    const filter = await filterSet(wanted);
     if (!filter) return { total: 0, partial: false, results: [], facets: await facetCounts(m, new Set(), facets) };
     matched = new Map([...filter].sort((a, b) => a - b).map((d) => [d, 0]));
   } else {
-    ({ scores: matched, partial } = await matches(m, words, text, complete, filter));
+    // Words first: with facet counts not asked for, a filter on a field with columns reads only the documents every
+    // word matched (columnFilter); otherwise, or when that leaves none, the value lists whole.
+    const { perWord, postings } = await wordMatchList(m, words, text, complete);
+    let filter = null;
+    if (wanted.length > 0) {
+      const kept = facets ? null : await columnFilter(m, perWord, wanted, postings);
+      filter = kept && kept.size > 0 ? kept : await filterSet(wanted);
+    }
+    ({ scores: matched, partial } = combine(perWord, filter));
   }
   const sortName = words.length === 0 && sort === "relevance" ? (m.browse ?? "relevance") : String(sort);
   const ordered = await order(m, matched, sortName, offset + limit);
@@ -315,17 +322,30 @@ const holds = (key) => (s) => byteOrder(key, s.first) >= 0 && byteOrder(s.last, 
 const shardFor = (shards, key) => shards.find(holds(key));
 
 /**
- * The term shards whose ranges `inRange` admits, walking down the term tree (meta.json holds its top level; each
- * directory lists the shards, or directories, below it with their first and last terms) only into directories it
- * admits too. A level's directories are fetched together.
+ * The term shards that may hold `term` (with `prefix`, every term it starts), walking down the term tree (meta.json
+ * holds its top level; entries are `[first term, name]`, each holding the terms from its first to the next one's),
+ * each `{ path, at }` with its positions down the tree, which the column trees share. A level's directories are
+ * fetched together.
  */
-async function termShards(m, inRange) {
-  let entries = m.termShards.entries.filter(inRange);
+async function termShards(m, term, prefix = false) {
+  let entries = covering(m.termShards.entries, term, prefix).map(([k, name]) => ({ name, at: [k] }));
   for (let level = 0; level < m.termShards.levels; level++) {
-    const below = await Promise.all(entries.map((e) => file(e.path)));
-    entries = below.flatMap((j) => j.entries.filter(inRange));
+    const below = await Promise.all(entries.map((e) => file(`termdirs/${e.name}.json`)));
+    entries = below.flatMap((j, i) => covering(j.entries, term, prefix).map(([k, name]) => ({ name, at: [...entries[i].at, k] })));
   }
-  return entries;
+  return entries.map((e) => ({ path: `terms/${e.name}.json`, at: e.at }));
+}
+
+/**
+ * Of a term tree's entries, `[position, name]` of the one whose range holds `term` (the last whose first term is not
+ * after it) and, with `prefix`, of the ones after it whose first term starts with it.
+ */
+function covering(entries, term, prefix) {
+  let lo = 0, hi = entries.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (byteOrder(term, entries[mid][0]) < 0) hi = mid; else lo = mid + 1; }
+  const picked = lo > 0 ? [lo - 1] : [];
+  if (prefix) for (let k = lo; k < entries.length && startsWith(entries[k][0], term); k++) picked.push(k);
+  return picked.flatMap((k) => (typeof entries[k][1] === "string" ? [[k, entries[k][1]]] : []));
 }
 
 /** The position of `key` in a shard's sorted `list`, or -1. */
@@ -356,23 +376,26 @@ function postingNumbers(text) {
   return out;
 }
 
-/** `[score, count, gap…, score, count, gap…]` (a list's numbers): each group's documents as gaps from 0 → Map document → score. */
-function decodeGroups(flat) {
+/**
+ * `[G, score₀ … score_G−1, n…]` (a list's numbers): G scores best first, then per document in document order
+ * n = (gap from the document before − 1) × G + its score's rank → Map document → score.
+ */
+function decodePacked(flat) {
   const out = new Map();
-  let k = 0;
-  while (k + 1 < flat.length) {
-    const score = flat[k], n = flat[k + 1];
-    k += 2;
-    for (let i = 0, doc = 0; i < n; i++) if (k < flat.length) { doc += flat[k]; out.set(doc, score); k++; }
+  const g = flat[0] ?? 0;
+  if (g <= 0) return out;
+  let doc = -1;
+  for (let k = g + 1; k < flat.length; k++) {
+    const n = flat[k];
+    doc += Math.floor(n / g) + 1;
+    out.set(doc, flat[1 + (n % g)]);
   }
   return out;
 }
 
-/** The number of documents of a posting list as written (the sum of its groups' counts). */
+/** The number of documents of a posting list as written (one number per document after the scores). */
 function documentCount(flat) {
-  let k = 0, n = 0;
-  while (k + 1 < flat.length) { const c = flat[k + 1]; n += c; k += 2 + c; }
-  return n;
+  return flat.length ? Math.max(0, flat.length - flat[0] - 1) : 0;
 }
 
 /**
@@ -382,10 +405,11 @@ function documentCount(flat) {
 async function wordMatches(m, w, prefix, postings) {
   const q = m.query;
   const term = stem(w);
-  const exact = new Map(), other = new Map();
+  const exact = new Map(), other = new Map(), matchedTerms = [];
   const add = async (t, weight, isExact) => {
     const p = await postings(t);
     if (!p) return;
+    matchedTerms.push(t);
     // A prefix reaching a term no document's first field has (a brand or category word only) weighs less.
     if (!isExact && p.secondary && weight === q.prefixWeight) weight = q.secondaryPrefixWeight;
     const best = isExact ? exact : other;
@@ -405,19 +429,22 @@ async function wordMatches(m, w, prefix, postings) {
     if (term !== w && characters(term).length >= q.typoMinimumLength - 1) for (const t of await typoCandidates(m, term)) candidates.add(t);
     // The likeliest intended words: candidates at least half as frequent as the most frequent one ("drils" means
     // "drill", not the rarer "drip").
-    const found = await Promise.all([...candidates].sort(byteOrder).map(postings));
-    const lists = found.filter(Boolean).map((p) => p.scores);
-    const top = Math.max(0, ...lists.map((p) => p.size));
-    for (const p of lists) if (p.size * 2 >= top) for (const [d, s] of p) other.set(d, Math.max(other.get(d) ?? 0, s * q.typoWeight));
+    const sorted = [...candidates].sort(byteOrder);
+    const found = await Promise.all(sorted.map(postings));
+    const lists = found.flatMap((p, k) => (p ? [[sorted[k], p.scores]] : []));
+    const top = Math.max(0, ...lists.map(([, p]) => p.size));
+    for (const [t, p] of lists) {
+      if (p.size * 2 < top) continue;
+      matchedTerms.push(t);
+      for (const [d, s] of p) other.set(d, Math.max(other.get(d) ?? 0, s * q.typoWeight));
+    }
   }
-  return { exact, other };
+  return { exact, other, terms: matchedTerms };
 }
 
 /** Index terms that start with `prefix`, most frequent first (at most prefixExpansions). */
 async function expansions(m, prefix) {
-  // The shards whose range [first, last] meets the range of words starting with the prefix.
-  const meets = (s) => byteOrder(s.last, prefix) >= 0 && (startsWith(s.first, prefix) || byteOrder(prefix, s.first) >= 0);
-  const shards = await termShards(m, meets);
+  const shards = await termShards(m, prefix, true);
   const found = [];
   for (const j of await Promise.all(shards.map((s) => file(s.path)))) {
     j.terms.forEach((t, i) => { if (t !== prefix && startsWith(t, prefix)) found.push([t, documentCount(postingNumbers(j.postings[i] ?? ""))]); });
@@ -435,11 +462,8 @@ async function typoCandidates(m, term) {
   return out.sort(byteOrder);
 }
 
-/**
- * The documents (within `filter`, when given) that match every word, with their scores; or, when none does, those
- * that match the most words, scaled by the share they match, and `partial`.
- */
-async function matches(m, words, text, complete, filter) {
+/** Each word's matches (the last one also as a prefix while typing), and the query's cache of term postings. */
+async function wordMatchList(m, words, text, complete) {
   const typing = !complete && !endsWithSpace(text);
   // One query's postings, by term (a promise each, so words looked up together share them).
   const cache = new Map();
@@ -447,12 +471,21 @@ async function matches(m, words, text, complete, filter) {
     if (!cache.has(term)) cache.set(term, termPostings(m, term));
     return cache.get(term);
   };
-  const perWord = await Promise.all(words.map(async (w, i) => {
-    const wm = await wordMatches(m, w, i === words.length - 1 && typing, postings);
-    // Filtered after the typo rule looked at the word's matches: a filter never turns a known word into a typo.
-    if (filter) for (const map of [wm.exact, wm.other]) for (const d of [...map.keys()]) if (!filter.has(d)) map.delete(d);
-    return wm;
-  }));
+  const perWord = await Promise.all(words.map((w, i) => wordMatches(m, w, i === words.length - 1 && typing, postings)));
+  return { perWord, postings };
+}
+
+/**
+ * The documents (within `filter`, when given) that match every word, with their scores; or, when none does, those
+ * that match the most words, scaled by the share they match, and `partial`. Filtered after the typo rule looked at
+ * each word's matches: a filter never turns a known word into a typo.
+ */
+function combine(matchList, filter) {
+  const perWord = matchList.map((wm) => {
+    if (!filter) return wm;
+    const keep = (map) => new Map([...map].filter(([d]) => filter.has(d)));
+    return { ...wm, exact: keep(wm.exact), other: keep(wm.other) };
+  });
   const count = new Map();
   for (const { exact, other } of perWord) {
     for (const d of new Set([...exact.keys(), ...other.keys()])) count.set(d, (count.get(d) ?? 0) + 1);
@@ -471,19 +504,19 @@ async function matches(m, words, text, complete, filter) {
     // Summed from 0 in word order, then scaled: the reference's operations in its order, for identical doubles.
     let sum = 0;
     for (const [e, o] of best) sum += e >= o ? e : Math.max(e, Math.min(o, cap));
-    scores.set(d, (sum * c) / words.length);
+    scores.set(d, (sum * c) / perWord.length);
   }
-  return { scores, partial: most < words.length };
+  return { scores, partial: most < perWord.length };
 }
 
 /** Postings of one term: `{ scores: Map document → score, secondary }`, or null when the index does not have it. */
 async function termPostings(m, term) {
-  const [shard] = await termShards(m, holds(term));
+  const [shard] = await termShards(m, term);
   if (!shard) return null;
   const j = await file(shard.path);
   const k = find(term, j.terms);
   if (k < 0 || typeof j.postings[k] !== "string") return null;
-  return { scores: decodeGroups(postingNumbers(j.postings[k])), secondary: (j.secondary ?? []).includes(k) };
+  return { scores: decodePacked(postingNumbers(j.postings[k])), secondary: (j.secondary ?? []).includes(k), at: shard.at, index: k };
 }
 
 // Fields (Query+Fields.swift): filters and facet counts from the facet shards, sorted orders from the sort chunks,
@@ -589,19 +622,113 @@ function filterValues(entry, value) {
   return [value];
 }
 
-/** The documents every filtered field admits (any of its values), null without filters. */
-async function filterSet(m, filters) {
-  let set = null;
-  // Fields in a fixed order (the first unknown one is the one an error names, as in the reference).
-  for (const field of Object.keys(filters).map((f) => f.toWellFormed()).sort(byteOrder)) {
+/**
+ * The filters checked and spelled out: `{ field, entry, values }` per field in byte order (the first unknown field is
+ * the one an error names, as in the reference), a range span as its ranges.
+ */
+function fieldFilters(m, filters) {
+  return Object.keys(filters).map((f) => f.toWellFormed()).sort(byteOrder).map((field) => {
     const entry = facetEntry(m, field);
     // (A lone string is taken as a list of one.)
-    const values = [].concat(filters[field]).map((v) => String(v).toWellFormed());
-    const lists = await Promise.all(values.flatMap((v) => filterValues(entry, v)).map((value) => facetDocuments(entry, value)));
+    const values = [].concat(filters[field]).map((v) => String(v).toWellFormed()).flatMap((v) => filterValues(entry, v));
+    return { field, entry, values };
+  });
+}
+
+/** The documents every filtered field admits (any of its values), from the value lists; null without filters. */
+async function filterSet(wanted) {
+  let set = null;
+  for (const { entry, values } of wanted) {
+    const lists = await Promise.all(values.map((value) => facetDocuments(entry, value)));
     const admitted = new Set(lists.flat());
     set = set === null ? admitted : new Set([...set].filter((d) => admitted.has(d)));
   }
   return set;
+}
+
+// Facet columns (Query+Columns.swift): with words, a filter on a field of ranges or thresholds reads the codes of the
+// documents every word matched from the columns of one word's terms.
+
+/** The column codes a filter admits (a document's code: 0 without a value, 1 + its range, or thresholds reached), or null. */
+function admittedCodes({ entry, values }) {
+  if (!entry.columns) return null;
+  if (entry.kind === "ranges") {
+    const names = filterValues(entry, "..");   // ("..": every range)
+    return new Set(values.flatMap((v) => (names.includes(v) ? [names.indexOf(v) + 1] : [])));
+  }
+  if (entry.kind === "atLeast") {
+    const ts = (entry.thresholds ?? []).map(numberText), codes = new Set();
+    for (const v of values) { const k = ts.indexOf(v); if (k >= 0) for (let c = k + 1; c <= Math.max(k + 1, ts.length); c++) codes.add(c); }
+    return codes;
+  }
+  return null;
+}
+
+/**
+ * The documents that match every word and pass the filters, read through columns where a field has them; null when
+ * no filtered field has columns or no document matches every word (the filters are then read whole).
+ */
+async function columnFilter(m, perWord, wanted, postings) {
+  if (perWord.length === 0 || !wanted.some((f) => admittedCodes(f) !== null)) return null;
+  const docsOf = (wm) => new Set([...wm.exact.keys(), ...wm.other.keys()]);
+  const sets = perWord.map(docsOf);
+  let kept = new Set([...sets[0]].filter((d) => sets.every((s) => s.has(d))));
+  if (kept.size === 0) return null;
+  // The word with the fewest documents (the first of equals): its terms hold every document left.
+  let word = 0;
+  for (let k = 1; k < sets.length; k++) if (sets[k].size < sets[word].size) word = k;
+  for (const f of wanted) {
+    const admitted = admittedCodes(f);
+    if (admitted) {
+      const codes = await columnCodes(m, f.entry, kept, perWord[word].terms, postings);
+      kept = new Set([...kept].filter((d) => admitted.has(codes.get(d) ?? 0)));
+    } else {
+      const lists = await Promise.all(f.values.map((value) => facetDocuments(f.entry, value)));
+      const admittedDocs = new Set(lists.flat());
+      kept = new Set([...kept].filter((d) => admittedDocs.has(d)));
+    }
+  }
+  return kept;
+}
+
+/** Each of `docs`' code in a field's columns, from the columns of `terms` in order, each fetched only when needed. */
+async function columnCodes(m, entry, docs, terms, postings) {
+  const codes = new Map(), left = new Set(docs);
+  for (const t of terms) {
+    if (left.size === 0) break;
+    const p = await postings(t);
+    if (!p) continue;
+    const here = [...left].filter((d) => p.scores.has(d));
+    if (here.length === 0) continue;
+    const col = await column(entry, p.at, p.index);
+    const sorted = [...p.scores.keys()].sort((a, b) => a - b);
+    for (const d of here) {
+      // The document's place among the term's documents in document order is its character's.
+      let lo = 0, hi = sorted.length;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (sorted[mid] < d) lo = mid + 1; else hi = mid; }
+      codes.set(d, lo < col.length ? digit(col.charCodeAt(lo)) : 0);
+      left.delete(d);
+    }
+  }
+  return codes;
+}
+
+const digit = (c) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 118 ? c - 87 : 0);
+
+/** The column of term `index` of the term shard at `at`, down the field's column tree by the same positions. */
+async function column(entry, at, index) {
+  const tree = entry.columns;
+  if (!tree || at.length !== tree.levels + 1) return "";
+  let entries = tree.entries;
+  for (let level = 0; level < tree.levels; level++) {
+    const name = entries[at[level]];
+    if (typeof name !== "string") return "";
+    entries = (await file(`coldirs/${name}.json`)).entries;
+  }
+  const name = entries[at[tree.levels]];
+  if (typeof name !== "string") return "";
+  const col = (await file(`columns/${name}.json`)).columns[index];
+  return typeof col === "string" ? col : "";
 }
 
 /** Per facet field, how many of `docs` have each value (values with none left out), most first, ties by value. */

@@ -55,17 +55,23 @@ enum RankedIndexReading {
     }
 
     /// The term shards' paths in term order: the meta file's `termShards` holds the top level of the term tree
-    /// (`levels`, `entries` of `{first, last, path}`), each entry with levels left a term directory of the entries of
-    /// the level below (the first's first term and the last's last term its own).
+    /// (`levels`, `entries` of `[first term, name]`), each entry with levels left a term directory
+    /// (`{folder}/termdirs/{name}.json`, `folder` the meta file's) of the entries of the level below (the first's first term its own), each leaf a
+    /// term shard (`{folder}/terms/{name}.json`) whose first term is its entry's.
     static func termShardPaths(_ meta: JSON, file: (String) throws -> JSON) throws -> [String] {
         var out: [String] = []
+        let folder = try XCTUnwrap(meta["folder"]?.stringValue, "the meta file names its folder")
         func walk(_ entries: [JSON], levels: Int) throws {
             for entry in entries {
-                let path = try XCTUnwrap(entry["path"]?.stringValue)
-                if levels == 0 { out.append(path); continue }
+                let name = try XCTUnwrap(entry[1]?.stringValue)
+                if levels == 0 {
+                    let path = "\(folder)/terms/\(name).json"
+                    XCTAssertEqual(try file(path)["terms"]?[0], entry[0], path)
+                    out.append(path); continue
+                }
+                let path = "\(folder)/termdirs/\(name).json"
                 let below = try file(path)["entries"]?.arrayValue ?? []
-                XCTAssertEqual(below.first?["first"], entry["first"], path)
-                XCTAssertEqual(below.last?["last"], entry["last"], path)
+                XCTAssertEqual(below.first?[0], entry[0], path)
                 try walk(below, levels: levels - 1)
             }
         }
@@ -73,8 +79,8 @@ enum RankedIndexReading {
         return out
     }
 
-    /// term → document → stored score, from the term shards: each posting list is groups of equal score, best first,
-    /// `score, count,` then the group's documents as gaps from 0 (checked as it is read).
+    /// term → document → stored score, from the term shards (each list read by TestTools' `packedPostings`, which
+    /// checks its shape).
     static func postings(_ meta: JSON, file: (String) throws -> JSON) throws -> [String: [Int: Int]] {
         var out: [String: [Int: Int]] = [:]
         for path in try termShardPaths(meta, file: file) {
@@ -82,21 +88,7 @@ enum RankedIndexReading {
             for (i, term) in (s["terms"]?.arrayValue ?? []).enumerated() {
                 let term = try XCTUnwrap(term.stringValue)
                 let flat = try postingNumbers(XCTUnwrap(s["postings"]?[i]?.stringValue, "\(term): a posting list is text"))
-                var list: [Int: Int] = [:], k = 0, last = Int.max
-                while k + 1 < flat.count {
-                    let score = flat[k], count = flat[k + 1]
-                    XCTAssertLessThan(score, last, "\(term): one group per score, best first")
-                    XCTAssertLessThanOrEqual(k + 2 + count, flat.count, "\(term): a group's documents")
-                    last = score
-                    var doc = 0
-                    for g in 0..<min(count, flat.count - k - 2) {
-                        if g > 0 { XCTAssertGreaterThan(flat[k + 2 + g], 0, "\(term): a group's documents in order") }
-                        doc += flat[k + 2 + g]
-                        list[doc] = score
-                    }
-                    k += 2 + count
-                }
-                XCTAssertEqual(k, flat.count, "\(term): nothing after the last group")
+                let list = try packedPostings(term, flat)
                 out[term] = list
             }
         }

@@ -39,6 +39,11 @@ final class SearchRecountTests: XCTestCase {
             let what = "\(r.words) \(r.filters.sorted { $0.key < $1.key }) \(r.sort)"
             XCTAssertEqual(got.total, w["total"]?.intValue, "total of \(what)", file: file, line: line)
             XCTAssertFalse(got.partial, what, file: file, line: line)
+            // Without facet counts a filter with words goes through the facet columns: the same answer.
+            let plain = try Query(metaPath: "search/meta.json", shared: shared, load: { try tree.read($0) })
+                .search(Query.Request(r.words.joined(separator: " "), filters: r.filters, sort: r.sort, complete: true))
+            XCTAssertEqual(plain.total, w["total"]?.intValue, "total of \(what) without facet counts", file: file, line: line)
+            XCTAssertEqual(plain.results.map(\.document), got.results.map(\.document), "page of \(what) without facet counts", file: file, line: line)
             for f in got.facets {
                 let mine = Dictionary(uniqueKeysWithValues: f.values.map { ($0.value, $0.count) })
                 let theirs = (w["facets"]?[f.field]?.objectValue?.members ?? []).reduce(into: [String: Int]()) { $0[$1.key] = $1.value.intValue }
@@ -107,5 +112,27 @@ final class SearchRecountTests: XCTestCase {
         XCTAssertEqual(queries.count, 30)
         try compare(queries.map { Request(words: $0.split(separator: " ").map(String.init), filters: [:]) })
     }
-}
 
+    /// A price or rating filter with words reads the codes of the matched documents from the facet columns of the
+    /// rarest word's terms, not the field's value lists; asked for facet counts, it reads the value lists (the counts
+    /// need them). Both give the recount's total.
+    func testAFilterWithWordsReadsColumnsNotValueLists() throws {
+        let dist = try Self.tree.get()
+        let tree = try TreeReader(root: dist)
+        let meta = try JSONReader.parse(tree.read("search/meta.json"))
+        let price = try XCTUnwrap(meta["facets"]?.arrayValue?.first { $0["field"]?.stringValue == "price" })
+        XCTAssertNotNil(price["columns"]?["entries"], "the price field has a column tree")
+        let priceShards = Set((price["shards"]?.arrayValue ?? []).compactMap { $0["path"]?.stringValue })
+        for facets in [false, true] {
+            let q = try Query(metaPath: "search/meta.json", load: { try tree.read($0) })
+            let r = try q.search(Query.Request("cordless drill", filters: ["price": ["50..200"]], facets: facets, complete: true))
+            let paths = q.fetched.map(\.path)
+            XCTAssertEqual(paths.contains { $0.hasPrefix("search/columns/") }, !facets, "columns read \(facets ? "with" : "without") facet counts")
+            XCTAssertEqual(paths.contains { priceShards.contains($0) }, facets, "price value lists read \(facets ? "with" : "without") facet counts")
+            XCTAssertGreaterThan(r.total, 10)
+        }
+        try compare([Request(words: ["cordless", "drill"], filters: ["price": ["50..200"]]),
+                     Request(words: ["miter", "saw"], filters: ["rating": ["4"]]),
+                     Request(words: ["artificial", "plant"], filters: ["price": ["..50"]])])
+    }
+}

@@ -227,13 +227,13 @@ final class TreeConfinementTests: XCTestCase {
 
         let (tree2, _, _) = try hostileCopy("search-meta")
         let meta = tree2.appendingPathComponent("search/meta.json")
-        for (target, why) in [("../../outside.json", "path climbs out of the tree"), (outside.path, "absolute path")] {
-            // Every entry of the term tree's top level (in the meta file) points outside.
+        for (target, why) in [("../../../outside", "path climbs out of the tree")] {
+            // Every entry of the term tree's top level (in the meta file) names a directory outside.
             var o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: meta)) as? [String: Any])
             var terms = try XCTUnwrap(o["termShards"] as? [String: Any])
-            let entries = try XCTUnwrap(terms["entries"] as? [[String: Any]])
+            let entries = try XCTUnwrap(terms["entries"] as? [[Any]])
             XCTAssertFalse(entries.isEmpty)
-            terms["entries"] = entries.map { var s = $0; s["path"] = target; return s }
+            terms["entries"] = entries.map { [$0[0], target] }
             o["termShards"] = terms
             try JSONSerialization.data(withJSONObject: o).write(to: meta)
             let r = try cli(["search", tree2.path, "drill"])

@@ -15,30 +15,35 @@ struct RankedSearchOutput: CatalogOutput {
         summary: "Ranked search: ranking settings, analyzer, the lists of term, vocabulary and store files, facets and sorts.",
         schema: metaSchema)
     static let metaSchema = Schema.object([
-        "format": Schema.integer(min: 4), "documents": Schema.nonNegativeInteger, "terms": Schema.nonNegativeInteger,
+        "format": Schema.integer(min: 5), "folder": Schema.nonEmptyString, "documents": Schema.nonNegativeInteger, "terms": Schema.nonNegativeInteger,
         "ranking": Schema.object(["model": Schema.string, "k1": Schema.number, "b": Schema.number, "scoreScale": Schema.number,
                                   "scoreStep": Schema.number(min: 0), "fieldWeights": Schema.map(Schema.number(min: 0))]),
         "analyzer": Schema.object(["stopWords": Schema.array(Schema.string), "minimumLength": Schema.integer(min: 1), "stemming": Schema.string, "folding": Schema.string]),
         "query": Schema.object(["matching": Schema.string, "prefixLastTerm": Schema.boolean, "prefixExpansions": Schema.integer(min: 0),
                                 "prefixWeight": Schema.number, "secondaryPrefixWeight": Schema.number,
                                 "typoMinimumLength": Schema.integer(min: 1), "typoWeight": Schema.number]),
-        "termShards": Schema.object(["levels": Schema.nonNegativeInteger, "entries": Schema.array(shardEntry)]),
+        "termShards": Schema.object(["levels": Schema.nonNegativeInteger, "entries": Schema.array(termEntry)]),
         "vocabulary": Schema.array(Schema.object(["length": Schema.integer(min: 1), "path": Schema.relativePath])),
         "store": Schema.object(["slice": Schema.integer(min: 1), "levels": Schema.nonNegativeInteger, "entries": storeEntries]),
         "facets": Schema.array(Schema.object([
             "field": Schema.nonEmptyString, "label": Schema.string, "kind": .obj(["enum": ["value", "ranges", "atLeast"]]),
             "values": Schema.nonNegativeInteger, "shards": Schema.array(shardEntry),
             "edges": Schema.optional(Schema.array(Schema.number)), "thresholds": Schema.optional(Schema.array(Schema.number)),
+            "columns": Schema.optional(Schema.object(["levels": Schema.nonNegativeInteger, "entries": Schema.array(contentName)])),
         ])),
         "sorts": Schema.array(Schema.object(["name": Schema.nonEmptyString, "label": Schema.string, "field": Schema.nonEmptyString,
                                              "descending": Schema.boolean])),
         "orders": Schema.array(Schema.object(["field": Schema.nonEmptyString, "path": Schema.relativePath])),
         "browse": Schema.nullable(Schema.string),
     ])
+    /// A file's name in a column tree: 16 hex digits of its content's hash.
+    static let contentName: JSON = .obj(["type": "string", "pattern": "^[0-9a-f]{16}$"])
+    /// A term tree's entry: `[first term, name]`.
+    static let termEntry: JSON = .obj(["type": "array", "items": Schema.string, "minItems": 2, "maxItems": 2])
     static let shardEntry = Schema.object(["first": Schema.string, "last": Schema.string, "path": Schema.relativePath])
     static let terms = OutputKind(
         name: "search-terms", pathTemplate: "search/terms/{hash}.json",
-        summary: "A term shard: sorted terms, their postings as text (groups score, count, document gap…), and the terms no first field has.",
+        summary: "A term shard: sorted terms, their postings as text (the G scores best first, then one number per document: gap × G + score rank), and the terms no first field has.",
         schema: Schema.object(["terms": Schema.array(Schema.nonEmptyString, minItems: 1),
                                "postings": Schema.array(.obj(["type": "string", "pattern": "^[0-9A-Za-v]+$", "minLength": 3])),
                                "secondary": Schema.array(Schema.nonNegativeInteger)]))
@@ -64,9 +69,9 @@ struct RankedSearchOutput: CatalogOutput {
     static let storeDirectorySchema = Schema.object(["entries": storeEntries])
     static let termDirectory = OutputKind(
         name: "search-term-directory", pathTemplate: "search/termdirs/{hash}.json",
-        summary: "A term directory: consecutive term shards (or term directories) with their first and last terms.",
+        summary: "A term directory: consecutive term shards (or term directories) as [first term, name] pairs.",
         schema: termDirectorySchema)
-    static let termDirectorySchema = Schema.object(["entries": Schema.array(shardEntry, minItems: 1)])
+    static let termDirectorySchema = Schema.object(["entries": Schema.array(termEntry, minItems: 1)])
     static let facet = OutputKind(
         name: "search-facet", pathTemplate: "search/facets/{hash}.json",
         summary: "A facet shard: values of one field in byte order and their documents as runs (gap, length, … as text).", schema: facetSchema)
@@ -75,6 +80,17 @@ struct RankedSearchOutput: CatalogOutput {
         "postings": Schema.array(.obj(["type": "string", "pattern": "^[0-9A-Za-v]+$", "minLength": 2])),
         "labels": Schema.optional(Schema.array(Schema.string)),
     ])
+    static let columns = OutputKind(
+        name: "search-columns", pathTemplate: "search/columns/{hash}.json",
+        summary: "Facet columns of one term shard: for each of its terms, each document's code of one field (ranges or thresholds), one base-32 digit per document in document order.",
+        schema: columnsSchema)
+    static let columnsSchema = Schema.object(["field": Schema.nonEmptyString,
+                                              "columns": Schema.array(.obj(["type": "string", "pattern": "^[0-9a-v]+$", "minLength": 1]))])
+    static let columnDirectory = OutputKind(
+        name: "search-column-directory", pathTemplate: "search/coldirs/{hash}.json",
+        summary: "A column directory: the names of consecutive column files (or column directories), cut where the term tree is.",
+        schema: columnDirectorySchema)
+    static let columnDirectorySchema = Schema.object(["entries": Schema.array(contentName, minItems: 1)])
     static let sortChunk = OutputKind(
         name: "search-sort", pathTemplate: "search/sort/{hash}.json",
         summary: "A sort chunk: ascending keys of one field and the documents of each as gaps.", schema: sortChunkSchema)
@@ -85,7 +101,8 @@ struct RankedSearchOutput: CatalogOutput {
         summary: "A sortable field's chunks in order: first and last key, documents and path of each.", schema: orderSchema)
     static let orderSchema = Schema.object(["documents": Schema.nonNegativeInteger, "chunks": Schema.array(Schema.object([
         "first": Schema.number, "last": Schema.number, "documents": Schema.integer(min: 1), "path": Schema.relativePath]))])
-    var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store, Self.storeDirectory, Self.facet, Self.sortChunk, Self.order, Self.termDirectory] }
+    var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store, Self.storeDirectory, Self.facet, Self.sortChunk, Self.order, Self.termDirectory,
+                                 Self.columns, Self.columnDirectory] }
     var namesFilesByContent: Bool { true }
 
     /// The documents in search order, handed to the builder one at a time (a million products are never all
@@ -150,7 +167,8 @@ struct RankedSearchOutput: CatalogOutput {
 
     /// Each file's kind by its folder (asked once per file: the prefixes are made once).
     static let folderKinds: [(String, OutputKind)] = [("terms/", terms), ("vocab/", vocabulary), ("store/", store), ("stores/", storeDirectory),
-                                                      ("facets/", facet), ("sort/", sortChunk), ("orders/", order), ("termdirs/", termDirectory)]
+                                                      ("facets/", facet), ("sort/", sortChunk), ("orders/", order), ("termdirs/", termDirectory),
+                                                      ("columns/", columns), ("coldirs/", columnDirectory)]
                                                       .map { ("search/" + $0.0, $0.1) }
     static func kind(_ path: String) -> OutputKind {
         folderKinds.first { path.hasPrefix($0.0) }?.1 ?? meta
@@ -265,7 +283,7 @@ struct RankedSearchOutput: CatalogOutput {
     static func earlierTerms(_ earlier: PreviousBuild, _ textKey: Fingerprint) -> RankedIndexBuilder.Terms? {
         let paths = earlier.paths(madeFrom: textKey)
         guard !paths.isEmpty, let bytes = earlier.read("search/meta.json"), let meta = try? JSONReader.parse(bytes),
-              let terms = RankedIndexBuilder.Terms(meta: meta, read: { earlier.read($0) }), terms.paths.count == paths.count, Set(terms.paths) == paths else { return nil }
+              let terms = RankedIndexBuilder.Terms(meta: meta, folder: "search", read: { earlier.read($0) }), terms.paths.count == paths.count, Set(terms.paths) == paths else { return nil }
         return terms
     }
 
