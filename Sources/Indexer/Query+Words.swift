@@ -99,7 +99,8 @@ extension Query {
     func typoCandidates(_ term: String) throws -> [String] {
         let len = term.count
         var out: [String] = []
-        for v in meta["vocabulary"]?.arrayValue ?? [] {
+        guard let list = meta["vocabulary"]?.stringValue else { return [] }
+        for v in try file(list)["files"]?.arrayValue ?? [] {
             guard let l = v["length"]?.intValue, abs(l - len) <= 1, let p = v["path"]?.stringValue else { continue }
             for t in try file(p)["terms"]?.arrayValue ?? [] {
                 if let t = t.stringValue, Self.oneEdit(term, t) { out.append(t) }

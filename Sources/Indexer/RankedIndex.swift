@@ -49,7 +49,7 @@ public struct RankedIndexBuilder: Sendable {
         /// Documents per result-store slice (the file a result is fetched from).
         public var storeSliceSize = 2
         /// Average entries per store directory (see `directoryTree`).
-        public var storeDirectoryShards = 16
+        public var storeDirectoryShards = 8
         public init() {}
     }
 

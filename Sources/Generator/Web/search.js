@@ -456,7 +456,8 @@ async function expansions(m, prefix) {
 /** Index terms one edit away, from the vocabulary files of lengths L-1, L and L+1. */
 async function typoCandidates(m, term) {
   const len = characters(term).length;
-  const lists = m.vocabulary.filter((v) => Math.abs(v.length - len) <= 1);
+  // (meta.json names the list of vocabulary files: only a typo reads it.)
+  const lists = (typeof m.vocabulary === "string" ? (await file(m.vocabulary)).files : []).filter((v) => Math.abs(v.length - len) <= 1);
   const out = [];
   for (const v of await Promise.all(lists.map((v) => file(v.path)))) for (const t of v.terms) if (oneEdit(term, t)) out.push(t);
   return out.sort(byteOrder);

@@ -23,7 +23,7 @@ struct RankedSearchOutput: CatalogOutput {
                                 "prefixWeight": Schema.number, "secondaryPrefixWeight": Schema.number,
                                 "typoMinimumLength": Schema.integer(min: 1), "typoWeight": Schema.number]),
         "termShards": Schema.object(["levels": Schema.nonNegativeInteger, "entries": Schema.array(termEntry)]),
-        "vocabulary": Schema.array(Schema.object(["length": Schema.integer(min: 1), "path": Schema.relativePath])),
+        "vocabulary": Schema.relativePath,
         "store": Schema.object(["slice": Schema.integer(min: 1), "levels": Schema.nonNegativeInteger, "entries": storeEntries]),
         "facets": Schema.array(Schema.object([
             "field": Schema.nonEmptyString, "label": Schema.string, "kind": .obj(["enum": ["value", "ranges", "atLeast"]]),
@@ -51,6 +51,10 @@ struct RankedSearchOutput: CatalogOutput {
         name: "search-vocabulary", pathTemplate: "search/vocab/{length}-{hash}.json",
         summary: "Every index term of one length, for one-typo matching.",
         schema: Schema.object(["length": Schema.integer(min: 1), "terms": Schema.array(Schema.nonEmptyString)]))
+    static let vocabularyList = OutputKind(
+        name: "search-vocabulary-list", pathTemplate: "search/lengths/{hash}.json",
+        summary: "The vocabulary files by term length (read only to match a typo).", schema: vocabularyListSchema)
+    static let vocabularyListSchema = Schema.object(["files": Schema.array(Schema.object(["length": Schema.integer(min: 1), "path": Schema.relativePath]))])
     static let store = OutputKind(
         name: "search-store", pathTemplate: "search/store/{hash}-{slice}.json",
         summary: "A result-store slice: what a results list shows for a few consecutive documents.",
@@ -102,7 +106,7 @@ struct RankedSearchOutput: CatalogOutput {
     static let orderSchema = Schema.object(["documents": Schema.nonNegativeInteger, "chunks": Schema.array(Schema.object([
         "first": Schema.number, "last": Schema.number, "documents": Schema.integer(min: 1), "path": Schema.relativePath]))])
     var kinds: [OutputKind] { [Self.meta, Self.terms, Self.vocabulary, Self.store, Self.storeDirectory, Self.facet, Self.sortChunk, Self.order, Self.termDirectory,
-                                 Self.columns, Self.columnDirectory] }
+                                 Self.columns, Self.columnDirectory, Self.vocabularyList] }
     var namesFilesByContent: Bool { true }
 
     /// The documents in search order, handed to the builder one at a time (a million products are never all
@@ -168,7 +172,7 @@ struct RankedSearchOutput: CatalogOutput {
     /// Each file's kind by its folder (asked once per file: the prefixes are made once).
     static let folderKinds: [(String, OutputKind)] = [("terms/", terms), ("vocab/", vocabulary), ("store/", store), ("stores/", storeDirectory),
                                                       ("facets/", facet), ("sort/", sortChunk), ("orders/", order), ("termdirs/", termDirectory),
-                                                      ("columns/", columns), ("coldirs/", columnDirectory)]
+                                                      ("columns/", columns), ("coldirs/", columnDirectory), ("lengths/", vocabularyList)]
                                                       .map { ("search/" + $0.0, $0.1) }
     static func kind(_ path: String) -> OutputKind {
         folderKinds.first { path.hasPrefix($0.0) }?.1 ?? meta
@@ -218,7 +222,9 @@ struct RankedSearchOutput: CatalogOutput {
         for (path, text) in out.files {
             let kind = Self.kind(path)
             if kind === Self.store { made.append((path, text)) }
-            else if kind === Self.terms || kind === Self.vocabulary || kind === Self.termDirectory { files.append(Self.file(path, kind, text, textKey)) }
+            else if kind === Self.terms || kind === Self.vocabulary || kind === Self.termDirectory || kind === Self.vocabularyList {
+                files.append(Self.file(path, kind, text, textKey))
+            }
             else if kind !== Self.meta { files.append(Self.file(path, kind, text, nil)) }
         }
         Self.storeFiles(c, out.store, made: made, docs: docs, builder: builder, into: &files)

@@ -38,6 +38,8 @@ struct CollectionSearchOutput: CollectionOutput {
                        summary: "Facet columns of one term shard of the \(decl.title) search index.", schema: RankedSearchOutput.columnsSchema),
             OutputKind(name: "\(base)-column-directory", pathTemplate: "collections/\(decl.name)/search/coldirs/{hash}.json",
                        summary: "A column directory of the \(decl.title) search index.", schema: RankedSearchOutput.columnDirectorySchema),
+            OutputKind(name: "\(base)-vocabulary-list", pathTemplate: "collections/\(decl.name)/search/lengths/{hash}.json",
+                       summary: "The vocabulary files of the \(decl.title) search index.", schema: RankedSearchOutput.vocabularyListSchema),
         ]
     }
 
@@ -59,7 +61,7 @@ struct CollectionSearchOutput: CollectionOutput {
         let out = try RankedIndexBuilder().build(docs, folder: Self.folder(decl), fields: fields, threads: context.threads)
         let k = kinds(decl)
         let folders = ["terms/": k[1], "vocab/": k[2], "store/": k[3], "stores/": k[4], "termdirs/": k[5], "facets/": k[6], "sort/": k[7], "orders/": k[8],
-                       "columns/": k[9], "coldirs/": k[10]]
+                       "columns/": k[9], "coldirs/": k[10], "lengths/": k[11]]
         return out.files.map { path, text in
             let rest = path.dropFirst(Self.folder(decl).count + 1)
             let kind = path == out.metaPath ? k[0] : folders.first { rest.hasPrefix($0.key) }?.value ?? k[0]
