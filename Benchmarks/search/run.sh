@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Search benchmark: the ranked index (search/, format 4) against Pagefind 1.5.2 (pip install pagefind-bin==1.5.2), on
+# Search benchmark: the ranked index (search/, its current format) against Pagefind 1.5.2 (pip install pagefind-bin==1.5.2), on
 # the real corpus (Tests/Data/catalog) and a synth-names catalog of N products (names drawn from the real corpus's
 # vocabulary), side by side in one run. For each corpus it prints:
 #   1. the ranked index's build time (GENERATOR_TRACE=units, the `render search-meta:` line; median of RUNS fresh
@@ -15,7 +15,8 @@
 #      with facets;
 #   4. the mean result count of the 10 plain queries: our `total` and Pagefind's results.
 # KB are 1,000 bytes. Query lists are fixed (chosen before measuring). Not a test: figures vary.
-# Usage: [RUNS=3] [BASE_TREE=/tmp/sjc-base] Benchmarks/search/run.sh [N=100000]
+# Usage: [RUNS=3] [BASE_TREE=/tmp/sjc-base] [GENERATOR_BIN=path] Benchmarks/search/run.sh [N=100000]
+# (GENERATOR_BIN: a release generator of this checkout already built; otherwise it is built here.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-100000}
@@ -23,8 +24,7 @@ RUNS=${RUNS:-3}
 BASE_COMMIT=62d748f
 BASE=${BASE_TREE:-/tmp/sjc-base}
 SHM=/dev/shm/sjc-bench-search
-swift build -c release --product generator >/dev/null
-BIN=$PWD/.build/release/generator
+if [ -n "${GENERATOR_BIN:-}" ]; then BIN=$GENERATOR_BIN; else swift build -c release --product generator >/dev/null; BIN=$PWD/.build/release/generator; fi
 echo "generator at $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' with uncommitted changes to Sources'), against $BASE_COMMIT; $(date -u '+%F %H:%M UTC'), $(nproc) cores"
 if [ ! -d "$BASE" ]; then git worktree add --detach "$BASE" "$BASE_COMMIT" >/dev/null; fi
 if [ "$(git -C "$BASE" rev-parse HEAD)" != "$(git rev-parse "$BASE_COMMIT^{commit}")" ]; then

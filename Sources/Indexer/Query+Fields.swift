@@ -95,6 +95,16 @@ extension Query {
         }
     }
 
+    /// Refuses a sort the index does not have (before anything is read: an empty query is refused like any other).
+    func checkSort(_ sort: String) throws {
+        guard sort != "relevance" else { return }
+        let sorts = meta["sorts"]?.arrayValue ?? []
+        if let s = sorts.first(where: { $0["name"]?.stringValue == sort }), let field = s["field"]?.stringValue,
+           (meta["orders"]?.arrayValue ?? []).contains(where: { $0["field"]?.stringValue == field && $0["path"]?.stringValue != nil }) { return }
+        let names = ["relevance"] + sorts.compactMap { $0["name"]?.stringValue }
+        throw RequestError(description: "no sort \"\(sort)\" in this index (it has: \(names.joined(separator: ", ")))")
+    }
+
     /// The matched documents in the order of `sort`, at least the first `upTo` of them: by relevance (score, then
     /// document), or walking the sort's chunks from the start (or the end, descending) until the page is full and its
     /// last key complete, ties by relevance; documents without the sort's value come last, by relevance.

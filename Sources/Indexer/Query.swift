@@ -134,6 +134,7 @@ public final class Query {
     /// Runs a request: the matching documents, narrowed by the filters, ordered, and the page's stored objects.
     public func search(_ request: Request) throws -> Response {
         let filters = try fieldFilters(request.filters)
+        try checkSort(request.sort)
         var matched: [Int: Double]
         var partial = false
         let words = Self.queryWords(request.text)

@@ -28,39 +28,45 @@ extension RankedIndexBuilder {
         }
     }
 
-    /// One field's column files and tree, from each document's code (`codes`, in document order) and the term shards.
-    /// The meta file's facet entry gets the tree as `columns`.
-    func columns(_ field: String, codes: [UInt8], terms: Terms, folder: String, threads: Int) throws -> (files: [(path: String, text: [UInt8])], tree: JSON) {
+    /// The column files and trees of `fields` (each with its documents' codes, in document order), from the term
+    /// shards: each shard read once, in parallel, its terms' documents decoded once for every field. Per field, its files
+    /// and the tree its meta entry gets as `columns`.
+    func columns(_ fields: [(name: String, codes: [UInt8])], terms: Terms, folder: String,
+                 threads: Int) throws -> [(files: [(path: String, text: [UInt8])], tree: JSON)] {
         let digits = Array("0123456789abcdefghijklmnopqrstuv".utf8)
-        let made = Chunks.map(terms.shardTexts.count, threads: threads) { k -> Result<[UInt8], Error> in
+        let made = Chunks.map(terms.shardTexts.count, threads: threads) { k -> Result<[[UInt8]], Error> in
             Result {
-                let shard = try JSONReader.parse(terms.shardTexts[k])
-                let t = JSONStream(capacity: terms.shardTexts[k].count / 2 + 64)
-                t.beginObject()
-                t.key("field"); t.string(field)
-                t.key("columns"); t.beginArray()
-                var line: [UInt8] = []
-                for p in shard["postings"]?.arrayValue ?? [] {
-                    line.removeAll(keepingCapacity: true)
-                    for doc in Self.packedDocuments(PostingText.numbers(p.stringValue ?? "")) {
-                        line.append(digits[doc < codes.count ? Int(codes[doc]) : 0])
+                let lists = try (JSONReader.parse(terms.shardTexts[k])["postings"]?.arrayValue ?? [])
+                    .map { Self.packedDocuments(PostingText.numbers($0.stringValue ?? "")) }
+                return fields.map { field in
+                    let t = JSONStream(capacity: lists.reduce(64) { $0 + $1.count + 3 })
+                    t.beginObject()
+                    t.key("field"); t.string(field.name)
+                    t.key("columns"); t.beginArray()
+                    var line: [UInt8] = []
+                    for docs in lists {
+                        line.removeAll(keepingCapacity: true)
+                        for doc in docs { line.append(digits[doc < field.codes.count ? Int(field.codes[doc]) : 0]) }
+                        t.string(utf8: line.span)
                     }
-                    t.string(utf8: line.span)
+                    t.endArray()
+                    t.endObject()
+                    return t.bytes
                 }
-                t.endArray()
-                t.endObject()
-                return t.bytes
             }
         }
-        var files: [(path: String, text: [UInt8])] = [], names: [String] = [], written = Set<String>()
-        for r in made {
-            let text = try r.get(), name = Self.contentName(text)
-            // Two shards of rare terms may have the same codes: one file, listed at both places.
-            if written.insert(name).inserted { files.append(("\(folder)/columns/\(name).json", text)) }
-            names.append(name)
+        let texts = try made.map { try $0.get() }
+        return try fields.indices.map { f in
+            var files: [(path: String, text: [UInt8])] = [], names: [String] = [], written = Set<String>()
+            for shard in texts {
+                let text = shard[f], name = Self.contentName(text)
+                // Two shards of rare terms may have the same codes: one file, listed at both places.
+                if written.insert(name).inserted { files.append(("\(folder)/columns/\(name).json", text)) }
+                names.append(name)
+            }
+            let tree = try Self.columnTree(names, folder: folder, shape: terms.shape)
+            return (files + tree.files, tree.meta)
         }
-        let tree = try Self.columnTree(names, folder: folder, shape: terms.shape)
-        return (files + tree.files, tree.meta)
     }
 
     /// The documents of a posting list as written (`packedPostings`), in document order.

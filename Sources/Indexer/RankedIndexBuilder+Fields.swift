@@ -14,9 +14,9 @@ extension RankedIndexBuilder {
     /// One field's facet shards or sort chunks: its files, and its entry in the meta file's `facets` or `orders`.
     typealias FieldPart = (files: [(path: String, text: [UInt8])], entry: JSON)
 
-    /// The values are read in parallel, then each field's facet, sort and columns made as a task of its own;
-    /// parts are collected by field, so the output never depends on the thread count. Columns (`columns`) are made
-    /// when the term shards are given.
+    /// The values are read in parallel, then each field's facet and sort made as a task of its own, then the columns
+    /// (`columns`, when the term shards are given); parts are collected by field, so the output never depends on the
+    /// thread count.
     func fieldFiles(_ docs: Source, folder: String, threads: Int = 1, terms: Terms? = nil) throws -> FieldFiles {
         var out = FieldFiles()
         let fields = docs.fields
@@ -30,35 +30,34 @@ extension RankedIndexBuilder {
             return columns
         }
         let values = fields.fields.indices.map { f in chunks.flatMap { $0[f] } }
-        enum Part { case facet, sort, columns }
-        // (field, part): a field's facet, its sort and its columns are separate tasks.
-        var tasks: [(Int, Part)] = []
+        // (field, sort?): a field's facet and its sort are separate tasks.
+        var tasks: [(Int, Bool)] = []
         for (f, field) in fields.fields.enumerated() {
-            if field.facet != nil { tasks.append((f, .facet)) }
-            if field.sortable { tasks.append((f, .sort)) }
-            if terms != nil, let facet = field.facet, Self.columnCode(facet) != nil { tasks.append((f, .columns)) }
+            if field.facet != nil { tasks.append((f, false)) }
+            if field.sortable { tasks.append((f, true)) }
         }
         let parts = Chunks.map(tasks.count, threads: threads) { k -> Result<FieldPart, Error> in
-            let (f, part) = tasks[k], field = fields.fields[f]
+            let (f, sort) = tasks[k], field = fields.fields[f]
             return Result {
-                switch part {
-                case .sort: return try sortChunks(values[f], folder: folder, field: field.name)
-                case .facet: return try facetShards(field, field.facet!, values[f], labels: fields.labels[field.name], folder: folder)
-                case .columns:
-                    let code = Self.columnCode(field.facet!)!
-                    let (files, tree) = try columns(field.name, codes: values[f].map { UInt8(code($0)) }, terms: terms!, folder: folder, threads: 1)
-                    return (files, tree)
-                }
+                if sort { return try sortChunks(values[f], folder: folder, field: field.name) }
+                return try facetShards(field, field.facet!, values[f], labels: fields.labels[field.name], folder: folder)
             }
         }
-        var columnTrees: [String: JSON] = [:]
         for (k, part) in parts.enumerated() {
             let (files, entry) = try part.get()
             out.files += files
-            switch tasks[k].1 {
-            case .sort: out.sorts.append(entry)
-            case .facet: out.facets.append(entry)
-            case .columns: columnTrees[fields.fields[tasks[k].0].name] = entry
+            if tasks[k].1 { out.sorts.append(entry) } else { out.facets.append(entry) }
+        }
+        // Columns of the fields of ranges or thresholds: every term shard read once for all of them.
+        var coded: [(name: String, codes: [UInt8])] = []
+        for (f, field) in fields.fields.enumerated() {
+            if terms != nil, let facet = field.facet, let code = Self.columnCode(facet) { coded.append((field.name, values[f].map { UInt8(code($0)) })) }
+        }
+        var columnTrees: [String: JSON] = [:]
+        if let terms, !coded.isEmpty {
+            for (k, part) in try columns(coded, terms: terms, folder: folder, threads: threads).enumerated() {
+                out.files += part.files
+                columnTrees[coded[k].name] = part.tree
             }
         }
         // A field's columns go in its facet entry.

@@ -192,4 +192,15 @@ final class RankedIndexTests: XCTestCase {
             XCTAssertGreaterThan(a.total, 0, text)
         }
     }
+
+    /// A sort the index does not have is refused whatever the query, an empty one too (it reads nothing first).
+    func testAnUnknownSortIsRefusedEvenForAnEmptyQuery() throws {
+        for text in ["", "drill"] {
+            let q = try query(try files())
+            XCTAssertThrowsError(try q.search(Query.Request(text, sort: "price"))) { e in
+                XCTAssertEqual((e as? Query.RequestError)?.description, "no sort \"price\" in this index (it has: relevance)", text)
+            }
+            XCTAssertEqual(q.fetched.map(\.path), ["search/meta.json"], text)
+        }
+    }
 }

@@ -286,6 +286,7 @@ async function run(query, { limit = 10, offset = 0, complete = false, filters = 
   // (Swift traps on a negative offset; here it counts as none.)
   offset = Math.max(0, offset);
   const wanted = fieldFilters(m, filters);
+  checkSort(m, String(sort));
   const words = queryWords(m, text);
   let matched, partial = false;
   if (words.length === 0) {
@@ -747,6 +748,14 @@ async function facetCounts(m, docs, asked) {
     values.sort((a, b) => (a.count !== b.count ? b.count - a.count : byteOrder(a.value, b.value)));
     return { field: entry.field, values };
   }));
+}
+
+/** Refuses a sort the index does not have (before anything is read: an empty query is refused like any other). */
+function checkSort(m, sort) {
+  if (sort === "relevance") return;
+  const s = m.sorts.find((e) => e.name === sort);
+  if (s && typeof m.orders.find((o) => o.field === s.field)?.path === "string") return;
+  throw new RequestError(`no sort "${sort}" in this index (it has: ${["relevance", ...m.sorts.map((e) => e.name)].join(", ")})`);
 }
 
 /**

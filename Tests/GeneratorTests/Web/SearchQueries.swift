@@ -170,6 +170,7 @@ enum SearchQueries {
          Query.Request("drill", filters: ["rating": [""]]),
          Query.Request("drill", sort: "name"),
          Query.Request("", filters: ["brand": [brand]], sort: "cheapest"),
+         Query.Request("", sort: "cheapest"),
          Query.Request("nothingmatchesthis", sort: "price", facets: true),
          Query.Request("dewalt drill xyzzyq", filters: ["inStock": ["true"]], sort: "rating", facets: true)]
     }
