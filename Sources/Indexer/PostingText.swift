@@ -13,9 +13,12 @@ public enum PostingText {
     }
 
     /// The numbers of a list written by `append` (a character of neither kind counts as a digit 0).
-    public static func numbers(_ text: String) -> [Int] {
+    public static func numbers(_ text: String) -> [Int] { numbers(text.utf8) }
+
+    /// The same from the list's bytes.
+    public static func numbers<Bytes: Sequence<UInt8>>(_ text: Bytes) -> [Int] {
         var out: [Int] = [], q = 0
-        for c in text.utf8 {
+        for c in text {
             if c >= 65 && c <= 90 { q = q * 26 + Int(c - 65); continue }
             let r = c >= 48 && c <= 57 ? Int(c - 48) : c >= 97 && c <= 118 ? Int(c - 87) : 0
             out.append(q * 32 + r); q = 0

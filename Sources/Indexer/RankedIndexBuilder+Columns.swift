@@ -36,8 +36,7 @@ extension RankedIndexBuilder {
         let digits = Array("0123456789abcdefghijklmnopqrstuv".utf8)
         let made = Chunks.map(terms.shardTexts.count, threads: threads) { k -> Result<[[UInt8]], Error> in
             Result {
-                let lists = try (JSONReader.parse(terms.shardTexts[k])["postings"]?.arrayValue ?? [])
-                    .map { Self.packedDocuments(PostingText.numbers($0.stringValue ?? "")) }
+                let lists = try Self.shardDocuments(terms.shardTexts[k])
                 return fields.map { field in
                     let t = JSONStream(capacity: lists.reduce(64) { $0 + $1.count + 3 })
                     t.beginObject()
@@ -67,6 +66,25 @@ extension RankedIndexBuilder {
             let tree = try Self.columnTree(names, folder: folder, shape: terms.shape)
             return (files + tree.files, tree.meta)
         }
+    }
+
+    /// Each term's documents of a term shard's text, in document order. The shard's posting strings are read straight
+    /// from the text `termShardText` writes (posting text needs no escapes; parsing the whole shard as JSON took most
+    /// of the columns' time); a text not of that form is parsed as JSON.
+    static func shardDocuments(_ text: [UInt8]) throws -> [[Int]] {
+        let key = Array(#""postings":["#.utf8)
+        if let at = text.indices.first(where: { i in i + key.count <= text.count && text[i..<(i + key.count)].elementsEqual(key) }) {
+            var lists: [[Int]] = [], i = at + key.count, plain = true
+            while i < text.count, text[i] == UInt8(ascii: "\"") {
+                guard let end = text[(i + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { plain = false; break }
+                if text[(i + 1)..<end].contains(UInt8(ascii: "\\")) { plain = false; break }
+                lists.append(packedDocuments(PostingText.numbers(text[(i + 1)..<end])))
+                i = end + 1
+                if i < text.count, text[i] == UInt8(ascii: ",") { i += 1 }
+            }
+            if plain, i < text.count, text[i] == UInt8(ascii: "]") { return lists }
+        }
+        return (try JSONReader.parse(text)["postings"]?.arrayValue ?? []).map { packedDocuments(PostingText.numbers($0.stringValue ?? "")) }
     }
 
     /// The documents of a posting list as written (`packedPostings`), in document order.
