@@ -59,9 +59,19 @@ export async function main(base: URL): Promise<string[]> {
   const entry: T.SearchProduct = full.products[0];
   out.push(`${full.totalProducts} ${compact.products.length} ${entry.name} ${full.keywords["drill"]?.length ?? 0}`);
   const meta: T.SearchMeta = await load(base, "search-meta", "search/meta.json");
-  const termShard = await firstLeaf(meta.termShards.levels, meta.termShards.entries, (e) => load(base, "search-term-directory", e.path));
-  const terms: T.SearchTerms = await load(base, "search-terms", termShard.path);
-  const vocabulary: T.SearchVocabulary = await load(base, "search-vocabulary", meta.vocabulary[0].path);
+  // Term tree entries are [first term, name] pairs; directories are termdirs/{name}.json, shards terms/{name}.json.
+  const termShard = await firstLeaf(meta.termShards.levels, meta.termShards.entries, (e) => load(base, "search-term-directory", `search/termdirs/${e[1]}.json`));
+  const terms: T.SearchTerms = await load(base, "search-terms", `search/terms/${termShard[1]}.json`);
+  // meta.json names the list of vocabulary files.
+  const lengths: T.SearchVocabularyList = await load(base, "search-vocabulary-list", meta.vocabulary);
+  const vocabulary: T.SearchVocabulary = await load(base, "search-vocabulary", lengths.files[0].path);
+  // A field of ranges or thresholds has columns: a file per term shard, down a tree of names cut as the term tree is.
+  const columned = meta.facets.find((f) => f.columns);
+  if (columned?.columns) {
+    const name = await firstLeaf(columned.columns.levels, columned.columns.entries, (e) => load(base, "search-column-directory", `search/coldirs/${e}.json`));
+    const columns: T.SearchColumns = await load(base, "search-columns", `search/columns/${name}.json`);
+    out.push(`${columns.field} columns: ${columns.columns[0]?.length ?? 0} codes of ${terms.terms[0]}`);
+  }
   // Store entries are [documents, name] pairs; directories are stores/{name}.json, a group's first slice of
   // documents store/{name}-0.json.
   const storeGroup = await firstLeaf(meta.store.levels, meta.store.entries, (e) => load(base, "search-store-directory", `search/stores/${e[1]}.json`));
@@ -122,9 +132,17 @@ export async function main(base: URL): Promise<string[]> {
     (e) => load(base, "collection-listings-search-store-directory", `collections/listings/search/stores/${e[1]}.json`));
   const listingStore: T.CollectionListingsSearchStore = await load(base, "collection-listings-search-store", `collections/listings/search/store/${listingGroup[1]}-0.json`);
   const listingTermShard = await firstLeaf(listingMeta.termShards.levels, listingMeta.termShards.entries,
-    (e) => load(base, "collection-listings-search-term-directory", e.path));
-  const listingTerms: T.CollectionListingsSearchTerms = await load(base, "collection-listings-search-terms", listingTermShard.path);
-  const listingVocabulary: T.CollectionListingsSearchVocabulary = await load(base, "collection-listings-search-vocabulary", listingMeta.vocabulary[0].path);
+    (e) => load(base, "collection-listings-search-term-directory", `collections/listings/search/termdirs/${e[1]}.json`));
+  const listingTerms: T.CollectionListingsSearchTerms = await load(base, "collection-listings-search-terms", `collections/listings/search/terms/${listingTermShard[1]}.json`);
+  const listingLengths: T.CollectionListingsSearchVocabularyList = await load(base, "collection-listings-search-vocabulary-list", listingMeta.vocabulary);
+  const listingVocabulary: T.CollectionListingsSearchVocabulary = await load(base, "collection-listings-search-vocabulary", listingLengths.files[0].path);
+  const listingColumned = listingMeta.facets.find((f) => f.columns);
+  if (listingColumned?.columns) {
+    const name = await firstLeaf(listingColumned.columns.levels, listingColumned.columns.entries,
+      (e) => load(base, "collection-listings-search-column-directory", `collections/listings/search/coldirs/${e}.json`));
+    const columns: T.CollectionListingsSearchColumns = await load(base, "collection-listings-search-columns", `collections/listings/search/columns/${name}.json`);
+    out.push(`${columns.field} columns: ${columns.columns.length} terms`);
+  }
   out.push(`${listingStore.documents[0].street_address} ${listingTerms.terms.length} ${listingVocabulary.terms.length}`);
   // A collection's declared facets and sorts: its facet shards, orders and sort chunks.
   const listingFacet: T.CollectionListingsSearchFacet = await load(base, "collection-listings-search-facet", listingMeta.facets[0].shards[0].path);
@@ -136,9 +154,17 @@ export async function main(base: URL): Promise<string[]> {
     (e) => load(base, "collection-schools-search-store-directory", `collections/schools/search/stores/${e[1]}.json`));
   const schoolStore: T.CollectionSchoolsSearchStore = await load(base, "collection-schools-search-store", `collections/schools/search/store/${schoolGroup[1]}-0.json`);
   const schoolTermShard = await firstLeaf(schoolMeta.termShards.levels, schoolMeta.termShards.entries,
-    (e) => load(base, "collection-schools-search-term-directory", e.path));
-  const schoolTerms: T.CollectionSchoolsSearchTerms = await load(base, "collection-schools-search-terms", schoolTermShard.path);
-  const schoolVocabulary: T.CollectionSchoolsSearchVocabulary = await load(base, "collection-schools-search-vocabulary", schoolMeta.vocabulary[0].path);
+    (e) => load(base, "collection-schools-search-term-directory", `collections/schools/search/termdirs/${e[1]}.json`));
+  const schoolTerms: T.CollectionSchoolsSearchTerms = await load(base, "collection-schools-search-terms", `collections/schools/search/terms/${schoolTermShard[1]}.json`);
+  const schoolLengths: T.CollectionSchoolsSearchVocabularyList = await load(base, "collection-schools-search-vocabulary-list", schoolMeta.vocabulary);
+  const schoolVocabulary: T.CollectionSchoolsSearchVocabulary = await load(base, "collection-schools-search-vocabulary", schoolLengths.files[0].path);
+  const schoolColumned = schoolMeta.facets.find((f) => f.columns);
+  if (schoolColumned?.columns) {
+    const name = await firstLeaf(schoolColumned.columns.levels, schoolColumned.columns.entries,
+      (e) => load(base, "collection-schools-search-column-directory", `collections/schools/search/coldirs/${e}.json`));
+    const columns: T.CollectionSchoolsSearchColumns = await load(base, "collection-schools-search-columns", `collections/schools/search/columns/${name}.json`);
+    out.push(`${columns.field} columns: ${columns.columns.length} terms`);
+  }
   out.push(`${schoolStore.documents[0].name} ${schoolTerms.terms.length} ${schoolVocabulary.length}`);
   const schoolFacet: T.CollectionSchoolsSearchFacet = await load(base, "collection-schools-search-facet", schoolMeta.facets[0].shards[0].path);
   const schoolOrder: T.CollectionSchoolsSearchOrder = await load(base, "collection-schools-search-order", schoolMeta.orders[0].path);
