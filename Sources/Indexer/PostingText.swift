@@ -20,9 +20,13 @@ public enum PostingText {
         var out: [Int] = [], q = 0
         for c in text {
             if c >= 65 && c <= 90 { q = q * 26 + Int(c - 65); continue }
-            let r = c >= 48 && c <= 57 ? Int(c - 48) : c >= 97 && c <= 118 ? Int(c - 87) : 0
-            out.append(q * 32 + r); q = 0
+            out.append(q * 32 + digit(c)); q = 0
         }
         return out
+    }
+
+    /// The value of one base-32 digit `0`–`9` `a`–`v` (another character counts as 0).
+    public static func digit(_ c: UInt8) -> Int {
+        c >= 48 && c <= 57 ? Int(c - 48) : c >= 97 && c <= 118 ? Int(c - 87) : 0
     }
 }

@@ -5,23 +5,6 @@ import Schemas
 /// thresholds reads the codes of the documents every word matched from the columns of one word's terms, not the
 /// field's value lists over the whole index.
 extension Query {
-    /// One filtered field: its meta entry and the values it admits (a range span as its ranges).
-    struct FieldFilter {
-        let field: String
-        let entry: JSON
-        let values: [String]
-    }
-
-    /// The filters checked and spelled out, fields in byte order (the first unknown field is the one an error names).
-    func fieldFilters(_ filters: [String: [String]]) throws -> [FieldFilter] {
-        try filters.keys.sorted(by: RankedIndexBuilder.byteOrder).map { field in
-            let entry = try facetEntry(field)
-            var values: [String] = []
-            for v in filters[field]! { values += try Self.filterValues(entry, v) }
-            return FieldFilter(field: field, entry: entry, values: values)
-        }
-    }
-
     /// The column codes a filter admits (see `RankedIndexBuilder.columnCode`), nil for a field without columns.
     static func admittedCodes(_ f: FieldFilter) -> Set<Int>? {
         guard f.entry["columns"] != nil else { return nil }
@@ -77,19 +60,11 @@ extension Query {
                 // The document's place among the term's documents in document order is its character's.
                 var lo = 0, hi = sorted.count
                 while lo < hi { let mid = (lo + hi) / 2; if sorted[mid] < d { lo = mid + 1 } else { hi = mid } }
-                codes[d] = lo < column.count ? Self.digit(column[lo]) : 0
+                codes[d] = lo < column.count ? PostingText.digit(column[lo]) : 0
                 left.remove(d)
             }
         }
         return codes
-    }
-
-    static func digit(_ c: UInt8) -> Int {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(c) - 48
-        case UInt8(ascii: "a")...UInt8(ascii: "v"): return Int(c) - 87
-        default: return 0
-        }
     }
 
     /// The column of term number `index` of the term shard at `at` (its positions down the term tree), walking down

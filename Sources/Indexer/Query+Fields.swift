@@ -64,6 +64,23 @@ extension Query {
         }
     }
 
+    /// One filtered field: its meta entry and the values it admits (a range span as its ranges).
+    struct FieldFilter {
+        let field: String
+        let entry: JSON
+        let values: [String]
+    }
+
+    /// The filters checked and spelled out, fields in byte order (the first unknown field is the one an error names).
+    func fieldFilters(_ filters: [String: [String]]) throws -> [FieldFilter] {
+        try filters.keys.sorted(by: RankedIndexBuilder.byteOrder).map { field in
+            let entry = try facetEntry(field)
+            var values: [String] = []
+            for v in filters[field]! { values += try Self.filterValues(entry, v) }
+            return FieldFilter(field: field, entry: entry, values: values)
+        }
+    }
+
     /// The documents every filtered field admits (any of its values), from the value lists; nil without filters.
     func filterSet(_ filters: [FieldFilter]) throws -> Set<Int>? {
         var set: Set<Int>?
