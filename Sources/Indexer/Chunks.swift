@@ -7,6 +7,8 @@ enum Chunks {
 
     /// `f` of every index, computed in parallel, in index order.
     static func map<T>(_ n: Int, threads: Int, _ f: (Int) -> T) -> [T] {
+        // One thread: in order on this one (no dispatch; what it does is then all on the caller's stack).
+        if threads <= 1 { return (0..<n).map(f) }
         let chunks = count(n, threads: threads)
         return [T](unsafeUninitializedCapacity: n) { buffer, initialized in
             DispatchQueue.concurrentPerform(iterations: chunks) { c in

@@ -5,10 +5,17 @@
 public enum PostingText {
     /// Appends `n` (at least 0) as text.
     public static func append(_ n: Int, to out: inout [UInt8]) {
-        let r = n % 32
-        var q = n / 32, high: [UInt8] = []
-        while q > 0 { high.append(UInt8(65 + q % 26)); q /= 26 }
-        out.append(contentsOf: high.reversed())
+        let r = n % 32, q = n / 32
+        // The letters written in place, most significant first (no list per number: term shards hold millions).
+        if q > 0 {
+            var letters = 0, m = q
+            while m > 0 { letters += 1; m /= 26 }
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: letters))
+            var k = start + letters - 1
+            m = q
+            while m > 0 { out[k] = UInt8(65 + m % 26); m /= 26; k -= 1 }
+        }
         out.append(UInt8(r < 10 ? 48 + r : 87 + r))
     }
 

@@ -5,7 +5,7 @@ import Schemas
 /// thresholds reads the codes of the documents every word matched from the columns of one word's terms, not the
 /// field's value lists over the whole index.
 extension Query {
-    /// The column codes a filter admits (see `RankedIndexBuilder.columnCode`), nil for a field without columns.
+    /// The column codes a filter admits (see `RankedIndexBuilder.columnCodes`), nil for a field without columns.
     static func admittedCodes(_ f: FieldFilter) -> Set<Int>? {
         guard f.entry["columns"] != nil else { return nil }
         switch f.entry["kind"]?.stringValue {

@@ -13,19 +13,27 @@ import Schemas
 /// the term tree to a shard walks down the columns' tree by the same positions. Terms keep their shards when a price
 /// changes: only the columns (and their directories) of the shards that hold the product are renamed.
 extension RankedIndexBuilder {
-    /// A document's code in a column: 0 without a value; for ranges 1 + the number of its range; for thresholds the
-    /// number of thresholds it reaches. Nil for a field without columns (a `value` field, thresholds not ascending, or
-    /// more codes than one base-32 digit holds).
-    static func columnCode(_ facet: SearchField.Facet) -> ((SearchValue?) -> Int)? {
+    /// Each document's code in a column: 0 without a value; for ranges 1 + the number of its range; for thresholds the
+    /// number of thresholds it reaches. Nil for a field without columns (a `value` field, edges or thresholds not
+    /// ascending, or more codes than one base-32 digit holds).
+    static func columnCodes(_ values: [SearchValue?], _ facet: SearchField.Facet) -> [UInt8]? {
+        // (One loop over the values, no closure per document: 200,000 values at 100,000 products.)
+        let cuts: [Double], base: Int
         switch facet {
         case .value: return nil
-        case .ranges(let edges):
-            guard edges.count <= 30, zip(edges, edges.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
-            return { v in if case .number(let x)? = v { return 1 + (edges.firstIndex { x < $0 } ?? edges.count) }; return 0 }
-        case .atLeast(let ts):
-            guard ts.count <= 31, zip(ts, ts.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
-            return { v in if case .number(let x)? = v { return ts.filter { x >= $0 }.count }; return 0 }
+        case .ranges(let edges): cuts = edges; base = 1
+        case .atLeast(let ts): cuts = ts; base = 0
         }
+        guard cuts.count <= 31 - base, zip(cuts, cuts.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
+        var codes = [UInt8](repeating: 0, count: values.count)
+        for (d, v) in values.enumerated() {
+            guard case .number(let x)? = v else { continue }
+            // A range: the first edge above x (x < edge); thresholds reached: those with x ≥ t, a prefix when ascending.
+            var k = 0
+            if base == 1 { while k < cuts.count && !(x < cuts[k]) { k += 1 } } else { while k < cuts.count && x >= cuts[k] { k += 1 } }
+            codes[d] = UInt8(base + k)
+        }
+        return codes
     }
 
     /// The column files and trees of `fields` (each with its documents' codes, in document order), from the term
@@ -33,7 +41,6 @@ extension RankedIndexBuilder {
     /// and the tree its meta entry gets as `columns`.
     func columns(_ fields: [(name: String, codes: [UInt8])], terms: Terms, folder: String,
                  threads: Int) throws -> [(files: [(path: String, text: [UInt8])], tree: JSON)] {
-        let digits = Array("0123456789abcdefghijklmnopqrstuv".utf8)
         let made = Chunks.map(terms.shardTexts.count, threads: threads) { k -> Result<[[UInt8]], Error> in
             Result {
                 let lists = try Self.shardDocuments(terms.shardTexts[k])
@@ -43,9 +50,13 @@ extension RankedIndexBuilder {
                     t.key("field"); t.string(field.name)
                     t.key("columns"); t.beginArray()
                     var line: [UInt8] = []
+                    let codes = field.codes.span
                     for docs in lists {
                         line.removeAll(keepingCapacity: true)
-                        for doc in docs { line.append(digits[doc < field.codes.count ? Int(field.codes[doc]) : 0]) }
+                        for doc in docs {
+                            let c = doc < codes.count ? codes[doc] : 0
+                            line.append(c < 10 ? 48 + c : 87 + c)   // one base-32 digit
+                        }
                         t.string(utf8: line.span)
                     }
                     t.endArray()
@@ -72,27 +83,40 @@ extension RankedIndexBuilder {
     /// from the text `termShardText` writes (posting text needs no escapes; parsing the whole shard as JSON took most
     /// of the columns' time); a text not of that form is parsed as JSON.
     static func shardDocuments(_ text: [UInt8]) throws -> [[Int]] {
-        let key = Array(#""postings":["#.utf8)
-        if let at = text.indices.first(where: { i in i + key.count <= text.count && text[i..<(i + key.count)].elementsEqual(key) }) {
+        let quote = UInt8(ascii: "\""), key = Array(#""postings":["#.utf8)
+        // (The first quote followed by the key: no term's text can hold it unescaped.)
+        var at = 0
+        while at + key.count <= text.count, !(text[at] == quote && text[at..<(at + key.count)].elementsEqual(key)) { at += 1 }
+        if at + key.count <= text.count {
             var lists: [[Int]] = [], i = at + key.count, plain = true
-            while i < text.count, text[i] == UInt8(ascii: "\"") {
-                guard let end = text[(i + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { plain = false; break }
-                if text[(i + 1)..<end].contains(UInt8(ascii: "\\")) { plain = false; break }
-                lists.append(packedDocuments(PostingText.numbers(text[(i + 1)..<end])))
+            while i < text.count, text[i] == quote {
+                var end = i + 1
+                while end < text.count, text[end] != quote, text[end] != UInt8(ascii: "\\") { end += 1 }
+                guard end < text.count, text[end] == quote else { plain = false; break }
+                lists.append(packedDocuments(text[(i + 1)..<end]))
                 i = end + 1
                 if i < text.count, text[i] == UInt8(ascii: ",") { i += 1 }
             }
             if plain, i < text.count, text[i] == UInt8(ascii: "]") { return lists }
         }
-        return (try JSONReader.parse(text)["postings"]?.arrayValue ?? []).map { packedDocuments(PostingText.numbers($0.stringValue ?? "")) }
+        return (try JSONReader.parse(text)["postings"]?.arrayValue ?? []).map { packedDocuments(Array(($0.stringValue ?? "").utf8)[...]) }
     }
 
-    /// The documents of a posting list as written (`packedPostings`), in document order.
-    static func packedDocuments(_ flat: [Int]) -> [Int] {
-        guard let g = flat.first, g > 0, flat.count > g else { return [] }
-        var out: [Int] = [], doc = -1
-        out.reserveCapacity(flat.count - g - 1)
-        for n in flat[(g + 1)...] { doc += n / g + 1; out.append(doc) }
+    /// The documents of a posting list as written (`packedPostings`), in document order, read from its text
+    /// (`PostingText`) in one pass: the number of scores G, the G scores (skipped), then each document's number.
+    static func packedDocuments(_ slice: ArraySlice<UInt8>) -> [Int] {
+        var out: [Int] = [], q = 0, seen = 0, g = 0, doc = -1
+        // (At most one document per character.)
+        out.reserveCapacity(slice.count)
+        let text = slice.span
+        for i in text.indices {
+            let c = text[i]
+            if c >= 65 && c <= 90 { q = q * 26 + Int(c - 65); continue }
+            let n = q * 32 + PostingText.digit(c)
+            q = 0
+            if seen == 0 { g = n; guard g > 0 else { return [] } } else if seen > g { doc += n / g + 1; out.append(doc) }
+            seen += 1
+        }
         return out
     }
 }

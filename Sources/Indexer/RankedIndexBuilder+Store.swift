@@ -31,7 +31,8 @@ extension RankedIndexBuilder {
             } else {
                 let (name, slices) = try made[g]!.get()
                 made[g] = nil
-                for (k, text) in slices.enumerated() { out.files.append(("\(folder)/store/\(name)-\(k).json", text)) }
+                let prefix = "\(folder)/store/\(name)-"
+                for (k, text) in slices.enumerated() { out.files.append((prefix + String(k) + ".json", text)) }
                 out.groups.append((name, r, false))
             }
         }
@@ -57,7 +58,10 @@ extension RankedIndexBuilder {
     /// parallel, the cuts made in order.
     public func storeGroups(_ docs: Source, threads: Int = 1) -> [Range<Int>] {
         let every = UInt64(max(1, settings.storeGroupSize))
-        let cuts = Chunks.map(docs.count, threads: threads) { ByteHash.of(Array(docs.id($0).utf8)) % every == 0 }
+        let cuts = Chunks.map(docs.count, threads: threads) { d in
+            let id = docs.id(d)
+            return ByteHash.of(id.utf8.span) % every == 0
+        }
         var groups: [Range<Int>] = []
         var start = 0
         for i in 0..<docs.count {

@@ -114,13 +114,13 @@ extension RankedIndexBuilder {
             // Each posting's step on the grid, in document order (the list's): no sort.
             var steps: [Int32] = []
             steps.reserveCapacity(list.count)
-            var seen = [Bool](repeating: false, count: grid.points.count)
+            var low = Int.max, high = -1
             for (doc, tf) in list {
                 guard let k = grid.step(idf * tf * (s.k1 + 1) / (tf + norms[doc])) else { break }
-                steps.append(Int32(k)); seen[k] = true
+                steps.append(Int32(k)); low = min(low, k); high = max(high, k)
             }
-            if steps.count == list.count {
-                return ScoredTerm(term: term.key, list: Self.packedPostings(list, steps: steps, seen: seen, points: grid.points),
+            if steps.count == list.count, low <= high {
+                return ScoredTerm(term: term.key, list: Self.packedPostings(list, steps: steps, range: low...high, points: grid.points),
                                   documents: list.count, primary: primary.contains(term.key))
             }
             // A score past the grid's points: (Int32.max − score) << 32 | document, sorted, best score first.
@@ -138,21 +138,33 @@ extension RankedIndexBuilder {
     /// document order as one number, (its gap from the document before, less one) × G + its score's rank (0 the best).
     /// One number per document: on the 100k catalog 12 % less gzip than groups of equal score with their documents as
     /// gaps (each group's gaps start again from 0 and are longer). Made here from a list in document order and each
-    /// posting's grid step (`ScoreGrid.step`; `seen`: the steps used), with no sort.
-    static func packedPostings(_ list: [(Int, Double)], steps: [Int32], seen: [Bool], points: [Int32]) -> [Int32] {
+    /// posting's grid step (`ScoreGrid.step`; `range`: from the lowest step to the highest), with no sort. (Steps are
+    /// looked at within `range` only: most terms of a real catalog have a few postings, and 1,024 grid points per
+    /// term cost more than their postings.)
+    static func packedPostings(_ list: [(Int, Double)], steps: [Int32], range: ClosedRange<Int>, points: [Int32]) -> [Int32] {
+        if range.count == 1 {
+            // One score (most terms: a few postings): G = 1, each document its gap less one.
+            var flat: [Int32] = [1, points[range.lowerBound]]
+            flat.reserveCapacity(2 + list.count)
+            var previous = -1
+            for (doc, _) in list { flat.append(Int32(doc - previous - 1)); previous = doc }
+            return flat
+        }
+        var seen = [Bool](repeating: false, count: range.count)
+        for k in steps { seen[Int(k) - range.lowerBound] = true }
         var scores: [Int32] = []
-        var rank = [Int32](repeating: 0, count: points.count)
-        for k in points.indices.reversed() where seen[k] {
+        var rank = [Int32](repeating: 0, count: range.count)
+        for k in range.reversed() where seen[k - range.lowerBound] {
             // (Neighbouring steps may round to the same score: one rank.)
             if scores.last != points[k] { scores.append(points[k]) }
-            rank[k] = Int32(scores.count - 1)
+            rank[k - range.lowerBound] = Int32(scores.count - 1)
         }
         let g = scores.count
         var flat: [Int32] = [Int32(g)] + scores
         flat.reserveCapacity(1 + g + list.count)
         var previous = -1
         for (i, (doc, _)) in list.enumerated() {
-            flat.append(Int32((doc - previous - 1) * g) + rank[Int(steps[i])])
+            flat.append(Int32((doc - previous - 1) * g) + rank[Int(steps[i]) - range.lowerBound])
             previous = doc
         }
         return flat

@@ -105,12 +105,20 @@ public struct JSONWriter {
         case .int(let i): writeInt(i, &out)
         case .double(let d):
             guard d.isFinite else { throw PathError(components: [], message: nonFinite(d.description)) }
-            out.string(JSONNumber.format(d))
+            writeDouble(d, &out)
         case .text(let t):
             // Text comes from the reader (a literal) or from a Decimal, whose NaN reads "NaN": checked, never trusted.
             if let why = literalProblem(t) { throw PathError(components: [], message: why) }
             out.string(t)
         }
+    }
+
+    /// `JSONNumber.format(d)`: most doubles print with neither a ".0" nor an exponent and are written as printed (no
+    /// array and no second string per number: a sort chunk of 100,000 prices writes thousands).
+    static func writeDouble(_ d: Double, _ out: inout ByteSink) {
+        let text = d.description, u = text.utf8
+        let plain = !u.contains(UInt8(ascii: "e")) && !(u.count >= 2 && u.last == UInt8(ascii: "0") && u.dropLast().last == UInt8(ascii: "."))
+        out.string(plain ? text : JSONNumber.format(d))
     }
 
     static func nonFinite(_ value: String) -> String {

@@ -25,8 +25,18 @@ enum WebSearch {
     }
 
     static func page(title: String) throws -> [UInt8] {
-        let text = String(decoding: try template("search", "html"), as: UTF8.self)
-        return Array(text.replacingOccurrences(of: "{{title}}", with: escape(title)).utf8)
+        // Every `{{title}}` replaced, as bytes (Foundation's replacing went through the whole page's characters).
+        let page = try template("search", "html"), mark = Array("{{title}}".utf8), with = Array(escape(title).utf8)
+        var out: [UInt8] = [], i = 0
+        out.reserveCapacity(page.count + 2 * with.count)
+        while i < page.count {
+            if page[i] == mark[0], i + mark.count <= page.count, page[i..<(i + mark.count)].elementsEqual(mark) {
+                out += with; i += mark.count
+            } else {
+                out.append(page[i]); i += 1
+            }
+        }
+        return out
     }
 
     static func escape(_ s: String) -> String {
