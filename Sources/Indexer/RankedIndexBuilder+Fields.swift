@@ -194,16 +194,11 @@ extension RankedIndexBuilder {
     /// gaps from 0 in document order (a key's documents may go on in the next chunk). Listed, in order, by an order file
     /// (`orders/{hash}.json`: each chunk's first and last key, documents and path); the entry names the field and it.
     func sortChunks(_ values: [SearchValue?], folder: String, field: String) throws -> FieldPart {
-        // Each distinct key's documents in document order, then the keys sorted (a few thousand prices, not 100,000
-        // documents, go through the sort). A key is written as its first document's value (0 and -0 are one key).
-        var index: [Double: Int] = [:], keys: [Double] = [], lists: [[Int]] = []
-        for (d, v) in values.enumerated() {
-            guard case .number(let x)? = v else { continue }
-            if let k = index[x] { lists[k].append(d) } else { index[x] = keys.count; keys.append(x); lists.append([d]) }
-        }
         var keyed: [(Double, Int)] = []
         keyed.reserveCapacity(values.count)
-        for k in keys.indices.sorted(by: { keys[$0] < keys[$1] }) { for d in lists[k] { keyed.append((keys[k], d)) } }
+        for (d, v) in values.enumerated() { if case .number(let x)? = v { keyed.append((x, d)) } }
+        // By key alone: the sort is stable and the documents come in order, so equal keys keep document order.
+        keyed.sort { $0.0 < $1.0 }
         var files: [(path: String, text: [UInt8])] = [], chunks: [JSON] = []
         var start = 0
         while start < keyed.count {

@@ -77,6 +77,8 @@ final class JSONWriterTests: XCTestCase {
                 let t = try w.string(.double(x))
                 XCTAssertEqual(Double(t), x, t)
                 XCTAssertFalse(t.hasSuffix(".0") || t.contains(".0e"), t)
+                // The writer's own path (printed text kept when it needs no edit) gives the text `format` edits.
+                XCTAssertEqual(t, x == x.rounded() && abs(x) < 9.007199254740992e15 ? String(Int(x)) : JSONNumber.format(x))
                 x *= factor
                 if !x.isFinite || x == 0 { break }
             }
