@@ -43,7 +43,7 @@ extension Query {
             let parts = value.components(separatedBy: "..")
             func edge(_ s: String) throws -> Int? {
                 if s.isEmpty { return nil }
-                guard let x = Double(s), let k = edges.firstIndex(of: x) else {
+                guard let x = SearchFields.filterNumber(s), let k = edges.firstIndex(of: x) else {
                     throw RequestError(description: "\(field)=\(value): \(s) is not an edge of \(field)'s ranges (\(edges.map(SearchFields.numberText).joined(separator: ", ")))")
                 }
                 return k
@@ -55,7 +55,7 @@ extension Query {
             return Array(SearchFields.rangeValues(edges)[first...last])
         case "atLeast":
             let ts = (entry["thresholds"]?.arrayValue ?? []).compactMap { $0.doubleValue }.map(SearchFields.numberText)
-            guard let x = Double(value), ts.contains(SearchFields.numberText(x)) else {
+            guard let x = SearchFields.filterNumber(value), ts.contains(SearchFields.numberText(x)) else {
                 throw RequestError(description: "\(field)=\(value): \(field) filters by at least one of \(ts.joined(separator: ", "))")
             }
             return [SearchFields.numberText(x)]

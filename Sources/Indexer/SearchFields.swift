@@ -72,6 +72,26 @@ public struct SearchFields: Sendable {
         (try? JSONWriter().string(.double(x))) ?? "\(x)"
     }
 
+    /// A filter's number: a plain decimal (`50`, `+25`, `4.0`, `.5`, `5e1`), or nil. Narrower than `Double(String)`,
+    /// which also reads hexadecimal, `inf` and `nan`: every client (search.js too) takes the same filters.
+    public static func filterNumber(_ text: some StringProtocol) -> Double? {
+        var bytes = text.utf8[...]
+        func digits() -> Int {
+            let n = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+            bytes = bytes.dropFirst(n); return n
+        }
+        if let c = bytes.first, c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        var mantissa = digits()
+        if bytes.first == UInt8(ascii: ".") { bytes = bytes.dropFirst(); mantissa += digits() }
+        guard mantissa > 0 else { return nil }
+        if let c = bytes.first, c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let c = bytes.first, c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() > 0 else { return nil }
+        }
+        return bytes.isEmpty ? Double(String(text)) : nil
+    }
+
     /// The values of a range facet with these edges, in order.
     public static func rangeValues(_ edges: [Double]) -> [String] {
         let bounds: [Double?] = [nil] + edges.map { $0 } + [nil]

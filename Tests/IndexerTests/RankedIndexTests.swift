@@ -203,4 +203,40 @@ final class RankedIndexTests: XCTestCase {
             XCTAssertEqual(q.fetched.map(\.path), ["search/meta.json"], text)
         }
     }
+
+    /// Filter numbers are plain decimals in any spelling of one; hexadecimal, `inf`, `nan` and spaces, which
+    /// `Double(String)` or JavaScript's `Number` would take, are refused with the edges or thresholds listed.
+    func testFilterNumbersArePlainDecimals() throws {
+        XCTAssertEqual(["50", "+50", "50.", "50.0", "5e1", "5E+1", "500e-1", ".5", "-0"].map(SearchFields.filterNumber),
+                       [50, 50, 50, 50, 50, 50, 50, 0.5, -0.0])
+        for bad in ["", "+", ".", "e1", "5e", "5e+", "0x32", "0x1p4", "inf", "-infinity", "nan", " 50", "50 ", "5 0", "50\0", "٥٠", "50..", "1_000"] {
+            XCTAssertNil(SearchFields.filterNumber(bad), bad)
+        }
+        let fields = SearchFields(fields: [SearchField(name: "price", label: "Price", facet: .ranges([25, 50])),
+                                           SearchField(name: "rating", label: "Rating", facet: .atLeast([3, 4]))])
+        let docs = (0..<6).map { i in
+            RankedDocument(id: "\(i)", fields: [("name", 3, "widget")], stored: .obj(["id": .string("\(i)")]),
+                           values: ["price": .number(Double(i * 15)), "rating": .number(Double(i % 5))])
+        }
+        var map: [String: [UInt8]] = [:]
+        for (p, text) in try RankedIndexBuilder().build(docs, folder: "search", fields: fields).files { map[p] = text }
+        let q = try query(map)
+        // Prices 0, 15, 30, 45, 60, 75 and ratings 0, 1, 2, 3, 4, 0: only document 3 costs 25–50 with 3 stars or more.
+        let plain = try q.search(Query.Request("widget", filters: ["price": ["25..50"], "rating": ["3"]], complete: true))
+        let spelled = try q.search(Query.Request("widget", filters: ["price": ["+25.0..5e1"], "rating": ["3e0"]], complete: true))
+        XCTAssertEqual(plain.results.map(\.document), [3])
+        XCTAssertEqual(spelled.results.map(\.document), plain.results.map(\.document))
+        let refused: [(String, String, String)] = [
+            ("price", "0x19..50", "price=0x19..50: 0x19 is not an edge of price's ranges (25, 50)"),
+            ("price", "25..inf", "price=25..inf: inf is not an edge of price's ranges (25, 50)"),
+            ("price", " 25..50", "price= 25..50:  25 is not an edge of price's ranges (25, 50)"),
+            ("rating", "nan", "rating=nan: rating filters by at least one of 3, 4"),
+            ("rating", "0x4", "rating=0x4: rating filters by at least one of 3, 4"),
+        ]
+        for (field, value, message) in refused {
+            XCTAssertThrowsError(try q.search(Query.Request("widget", filters: [field: [value]]))) { e in
+                XCTAssertEqual((e as? Query.RequestError)?.description, message, value)
+            }
+        }
+    }
 }

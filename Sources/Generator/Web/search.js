@@ -571,25 +571,8 @@ async function facetDocuments(entry, value) {
  */
 const numberText = (x) => (Object.is(x, -0) ? "-0" : String(x));
 
-/**
- * A number as Swift's `Double(String)` reads one, or null: the whole text (up to a NUL, where C's strtod stops) as a
- * decimal or hexadecimal float with an optional sign, or inf, infinity, nan (any case). Number() alone would take
- * spaces, "" and "0b1", which Swift refuses, and refuse hexadecimal fractions, which it takes.
- */
-function swiftDouble(text) {
-  const s = text.split("\0")[0];
-  let match;
-  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return Number(s);
-  if ((match = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?\d+))?$/.exec(s)) && (match[2] || match[3])) {
-    // An exact integer of the hex digits (BigInt), rounded once to a double, then scaled by its power of two.
-    const [, sign, whole, fraction = "", power = "0"] = match;
-    const x = Number(BigInt("0x" + (whole + fraction || "0"))) * 2 ** (Number(power) - 4 * fraction.length);
-    return sign === "-" ? -x : x;
-  }
-  if ((match = /^([+-]?)(inf|infinity)$/i.exec(s))) return match[1] === "-" ? -Infinity : Infinity;
-  if (/^[+-]?s?nan(\([0-9a-zA-Z_]*\))?$/i.test(s)) return NaN;
-  return null;
-}
+/** A filter's number: a plain decimal ("50", "+25", "4.0", ".5", "5e1"), or null (SearchFields.filterNumber). */
+const filterNumber = (s) => (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s) ? Number(s) : null);
 
 /** The values a filter on one field stands for: itself, or for ranges every range between its two edges. */
 function filterValues(entry, value) {
@@ -598,7 +581,7 @@ function filterValues(entry, value) {
     const edges = entry.edges ?? [];
     const edge = (s) => {
       if (s === "") return null;
-      const x = swiftDouble(s), k = x === null ? -1 : edges.indexOf(x);
+      const x = filterNumber(s), k = x === null ? -1 : edges.indexOf(x);
       if (k < 0) throw new RequestError(`${field}=${value}: ${s} is not an edge of ${field}'s ranges (${edges.map(numberText).join(", ")})`);
       return k;
     };
@@ -615,7 +598,7 @@ function filterValues(entry, value) {
   }
   if (entry.kind === "atLeast") {
     const ts = (entry.thresholds ?? []).map(numberText);
-    const x = swiftDouble(value);
+    const x = filterNumber(value);
     if (x === null || !ts.includes(numberText(x))) {
       throw new RequestError(`${field}=${value}: ${field} filters by at least one of ${ts.join(", ")}`);
     }

@@ -148,7 +148,7 @@ enum SearchQueries {
     /// Requests every client must answer alike beyond random ones: filter-only browses (in the index's browse order,
     /// sorted, paged, one filter of nothing), facets of nothing, and the requests the index refuses (an unknown field
     /// or sort, a range edge that is not one, a low edge above the high one, a range that is not one, a threshold
-    /// that is not one), with the number forms Swift's `Double` reads.
+    /// that is not one, a number that is not a plain decimal), with the number forms filters take.
     static func special(brand: String, category: String) -> [Query.Request] {
         [Query.Request("", filters: ["brand": [brand]], facets: true),
          Query.Request("", filters: ["category": [category], "price": ["50..200"]], sort: "price", facets: true),
@@ -158,7 +158,10 @@ enum SearchQueries {
          Query.Request("", facets: true),
          Query.Request("   ", filters: ["brand": []], sort: "price", facets: true),
          Query.Request("drill", filters: ["brand": []], facets: true),
-         Query.Request("drill", filters: ["price": ["5e1..0x64"], "rating": ["4.0"]], sort: "price"),
+         Query.Request("drill", filters: ["price": ["5e1..100"], "rating": ["4.0"]], sort: "price"),
+         Query.Request("drill", filters: ["price": ["0x32..100"]]),
+         Query.Request("drill", filters: ["price": ["50..inf"]]),
+         Query.Request("drill", filters: ["rating": ["nan"]]),
          Query.Request("drill", filters: ["price": ["+25..200.0"]], sort: "price-desc", facets: true),
          Query.Request("drill", filters: ["colour": ["red"]]),
          Query.Request("drill", filters: ["price": ["30..100"]]),
