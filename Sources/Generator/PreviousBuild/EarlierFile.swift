@@ -62,7 +62,9 @@ final class EarlierFile: Sendable {
         size = expected.size
         if known(stamp) { return }
         var h = SHA256(), fast = Checksum()
-        var block = [UInt8](repeating: 0, count: 1 << 20)
+        // (A block no larger than the file: a rebuild that keeps the ranked index's terms checks a thousand term files
+        // of a few kilobytes, and a zeroed megabyte for each was most of that.)
+        var block = [UInt8](repeating: 0, count: max(1, min(1 << 20, size)))
         var at = 0
         while at < size {
             let n = FileIO.pread(fd, into: &block, count: min(block.count, size - at), position: at)
