@@ -35,7 +35,8 @@ run() {
   if [ -z "${FRESH_SECS:-}" ]; then FRESH_SECS=$secs; FRESH_KB=$kb; fi
   local manifest kept
   manifest=$(grep -o 'manifest [0-9.]* s' "$SHM/summary.txt" || echo "manifest - (no release)")
-  kept=$(grep -o '([0-9]* kept by the build cache[^)]*)\(, [0-9]* index entries copied\)\?\(; applied in place\)\?\(; [0-9]* product lines taken from the cache.s snapshot\)\?' "$SHM/summary.txt" || true)
+  # (How many files it wrote too: a change that renames many files shows here first.)
+  kept=$(grep -o 'written [0-9]*\|([0-9]* kept by the build cache[^)]*)\(, [0-9]* index entries copied\)\?\(; applied in place\)\?\(; [0-9]* product lines taken from the cache.s snapshot\)\?' "$SHM/summary.txt" | paste -sd' ' - || true)
   printf "%-24s %6.2f s %6d MB   %4.2fx time %4.2fx memory   %-18s runs %-17s %s\n" "$label" "$secs" "$((kb / 1024))" \
     "$(echo "$secs / $FRESH_SECS" | bc -l)" "$(echo "$kb / $FRESH_KB" | bc -l)" "$manifest" "$(IFS=/; echo "${times[*]}")" "$kept"
 }
